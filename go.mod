@@ -1,0 +1,3 @@
+module github.com/ddtlab/ddt
+
+go 1.26

@@ -1,0 +1,210 @@
+package datatype
+
+import "slices"
+
+// Contents are the arguments a type was built with, laid out as
+// MPI_Type_get_contents returns them (with 64-bit integers): Ints holds the
+// integer arguments (counts first, as MPI puts them), Addrs the byte
+// displacements, strides, lb and extent, Types the old types. Order and
+// distributions appear in Ints as their Order and Distrib values and
+// DefaultDarg for a default distribution argument.
+type Contents struct {
+	Combiner Combiner
+	Ints     []int64
+	Addrs    []int64
+	Types    []*Type
+}
+
+// Envelope is MPI_Type_get_envelope: the number of integers, addresses and
+// types of Contents, and the combiner.
+func (t *Type) Envelope() (ints, addrs, types int, c Combiner) {
+	ct := t.Contents()
+	return len(ct.Ints), len(ct.Addrs), len(ct.Types), ct.Combiner
+}
+
+// Contents is MPI_Type_get_contents: exactly the arguments t was built with,
+// even when an engine later optimizes t. It is empty for predefined types.
+func (t *Type) Contents() Contents {
+	c := Contents{Combiner: t.combiner}
+	switch t.combiner {
+	case CombinerNamed:
+		return c
+	case CombinerDup:
+	case CombinerContiguous:
+		c.Ints = []int64{t.count}
+	case CombinerVector:
+		c.Ints = []int64{t.count, t.blocklength, t.stride}
+	case CombinerHVector:
+		c.Ints = []int64{t.count, t.blocklength}
+		c.Addrs = []int64{t.stride}
+	case CombinerIndexed:
+		c.Ints = append(append([]int64{int64(len(t.blocklengths))}, t.blocklengths...), t.displs...)
+	case CombinerHIndexed:
+		c.Ints = append([]int64{int64(len(t.blocklengths))}, t.blocklengths...)
+		c.Addrs = slices.Clone(t.displs)
+	case CombinerIndexedBlock:
+		c.Ints = append([]int64{int64(len(t.displs)), t.blocklength}, t.displs...)
+	case CombinerHIndexedBlock:
+		c.Ints = []int64{int64(len(t.displs)), t.blocklength}
+		c.Addrs = slices.Clone(t.displs)
+	case CombinerStruct:
+		c.Ints = append([]int64{int64(len(t.blocklengths))}, t.blocklengths...)
+		c.Addrs = slices.Clone(t.displs)
+	case CombinerSubarray:
+		c.Ints = []int64{int64(len(t.sizes))}
+		c.Ints = append(c.Ints, t.sizes...)
+		c.Ints = append(c.Ints, t.subsizes...)
+		c.Ints = append(c.Ints, t.starts...)
+		c.Ints = append(c.Ints, int64(t.order))
+	case CombinerDarray:
+		c.Ints = []int64{t.nprocs, t.rank, int64(len(t.gsizes))}
+		c.Ints = append(c.Ints, t.gsizes...)
+		for _, d := range t.distribs {
+			c.Ints = append(c.Ints, int64(d))
+		}
+		c.Ints = append(c.Ints, t.dargs...)
+		c.Ints = append(c.Ints, t.psizes...)
+		c.Ints = append(c.Ints, int64(t.order))
+	case CombinerResized:
+		c.Addrs = []int64{t.lbArg, t.extentArg}
+	}
+	c.Types = slices.Clone(t.types)
+	return c
+}
+
+// Args returns the scalar and list arguments of t by their .ddt keyword,
+// for printers. Lists and scalars that the combiner does not take are absent.
+func (t *Type) Args() Args {
+	return Args{
+		Count: t.count, Blocklength: t.blocklength, Stride: t.stride,
+		Blocklengths: t.blocklengths, Displacements: t.displs, Types: t.types,
+		Sizes: t.sizes, Subsizes: t.subsizes, Starts: t.starts, Order: t.order,
+		Size: t.nprocs, Rank: t.rank, Gsizes: t.gsizes, Distribs: t.distribs,
+		Dargs: t.dargs, Psizes: t.psizes, LB: t.lbArg, Extent: t.extentArg,
+	}
+}
+
+// Args are a type's constructor arguments by name (see Type.Args). Slices
+// are shared with the type and must not be modified.
+type Args struct {
+	Count, Blocklength, Stride  int64
+	Blocklengths, Displacements []int64
+	Types                       []*Type
+	Sizes, Subsizes, Starts     []int64
+	Order                       Order
+	Size, Rank                  int64
+	Gsizes, Dargs, Psizes       []int64
+	Distribs                    []Distrib
+	LB, Extent                  int64
+}
+
+// Rebuild builds a new type from contents c, as a user would from
+// MPI_Type_get_contents; Rebuild(t.Contents()) equals t.
+func Rebuild(c Contents) (*Type, error) {
+	bad := func() (*Type, error) { return nil, argErr(c.Combiner, "malformed contents") }
+	one := func() (*Type, bool) {
+		if len(c.Types) != 1 {
+			return nil, false
+		}
+		return c.Types[0], true
+	}
+	old, ok := one()
+	switch c.Combiner {
+	case CombinerDup:
+		if !ok {
+			return bad()
+		}
+		return Dup(old)
+	case CombinerContiguous:
+		if !ok || len(c.Ints) != 1 {
+			return bad()
+		}
+		return Contiguous(c.Ints[0], old)
+	case CombinerVector:
+		if !ok || len(c.Ints) != 3 {
+			return bad()
+		}
+		return Vector(c.Ints[0], c.Ints[1], c.Ints[2], old)
+	case CombinerHVector:
+		if !ok || len(c.Ints) != 2 || len(c.Addrs) != 1 {
+			return bad()
+		}
+		return HVector(c.Ints[0], c.Ints[1], c.Addrs[0], old)
+	case CombinerIndexed:
+		if !ok || len(c.Ints) < 1 || int64(len(c.Ints)) != 1+2*c.Ints[0] {
+			return bad()
+		}
+		n := c.Ints[0]
+		return Indexed(c.Ints[1:1+n], c.Ints[1+n:], old)
+	case CombinerHIndexed:
+		if !ok || len(c.Ints) < 1 || int64(len(c.Ints)) != 1+c.Ints[0] || int64(len(c.Addrs)) != c.Ints[0] {
+			return bad()
+		}
+		return HIndexed(c.Ints[1:], c.Addrs, old)
+	case CombinerIndexedBlock:
+		if !ok || len(c.Ints) < 2 || int64(len(c.Ints)) != 2+c.Ints[0] {
+			return bad()
+		}
+		return IndexedBlock(c.Ints[1], c.Ints[2:], old)
+	case CombinerHIndexedBlock:
+		if !ok || len(c.Ints) != 2 || int64(len(c.Addrs)) != c.Ints[0] {
+			return bad()
+		}
+		return HIndexedBlock(c.Ints[1], c.Addrs, old)
+	case CombinerStruct:
+		if len(c.Ints) < 1 || int64(len(c.Ints)) != 1+c.Ints[0] || len(c.Addrs) != len(c.Types) || len(c.Types) != len(c.Ints)-1 {
+			return bad()
+		}
+		return Struct(c.Ints[1:], c.Addrs, c.Types)
+	case CombinerSubarray:
+		if !ok || len(c.Ints) < 1 || int64(len(c.Ints)) != 2+3*c.Ints[0] || c.Ints[0] < 0 {
+			return bad()
+		}
+		n := c.Ints[0]
+		return Subarray(c.Ints[1:1+n], c.Ints[1+n:1+2*n], c.Ints[1+2*n:1+3*n], Order(c.Ints[1+3*n]), old)
+	case CombinerDarray:
+		if !ok || len(c.Ints) < 3 || c.Ints[2] < 0 || int64(len(c.Ints)) != 4+4*c.Ints[2] {
+			return bad()
+		}
+		n := c.Ints[2]
+		g := c.Ints[3 : 3+n]
+		ds := make([]Distrib, n)
+		for i, v := range c.Ints[3+n : 3+2*n] {
+			if v < 0 || v > int64(DistributeNone) {
+				return bad()
+			}
+			ds[i] = Distrib(v)
+		}
+		return Darray(c.Ints[0], c.Ints[1], g, ds, c.Ints[3+2*n:3+3*n], c.Ints[3+3*n:3+4*n], Order(c.Ints[3+4*n]), old)
+	case CombinerResized:
+		if !ok || len(c.Addrs) != 2 {
+			return bad()
+		}
+		return Resized(old, c.Addrs[0], c.Addrs[1])
+	}
+	return bad()
+}
+
+// Equal reports whether a and b were built the same way from equal
+// arguments (the same constructor tree), which implies equal layouts.
+func Equal(a, b *Type) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.combiner != b.combiner {
+		return false
+	}
+	if a.combiner == CombinerNamed {
+		return a.name == b.name
+	}
+	ca, cb := a.Contents(), b.Contents()
+	if !slices.Equal(ca.Ints, cb.Ints) || !slices.Equal(ca.Addrs, cb.Addrs) || len(ca.Types) != len(cb.Types) {
+		return false
+	}
+	for i := range ca.Types {
+		if !Equal(ca.Types[i], cb.Types[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,178 @@
+package datatype
+
+import "iter"
+
+// Elem is one entry of a type map: a basic type at a byte displacement.
+type Elem struct {
+	Basic Basic
+	Disp  int64
+}
+
+// Walk calls fn for each basic element of count instances of t, in type-map
+// order, instance i shifted by i*Extent. It stops early and returns false if
+// fn returns false. Pair types yield their two members.
+func (t *Type) Walk(count int64, fn func(b Basic, disp int64) bool) bool {
+	if t.size == 0 {
+		return true
+	}
+	ext := t.Extent()
+	for i := range count {
+		if !t.walk(i*ext, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// All is the type map of count instances as an iterator of (basic type,
+// displacement) pairs; see Walk.
+func (t *Type) All(count int64) iter.Seq2[Basic, int64] {
+	return func(yield func(Basic, int64) bool) { t.Walk(count, yield) }
+}
+
+// TypeMap materializes the type map of count instances.
+func (t *Type) TypeMap(count int64) []Elem {
+	var m []Elem
+	t.Walk(count, func(b Basic, d int64) bool {
+		m = append(m, Elem{b, d})
+		return true
+	})
+	return m
+}
+
+// NumBlocks is a convenience for the number of entries of Blocks(1, ...).
+func (t *Type) NumBlocks() int64 {
+	var n int64
+	t.Blocks(1, func(off, n_ int64) bool { n++; return true })
+	return n
+}
+
+func (t *Type) walk(base int64, fn func(Basic, int64) bool) bool {
+	if t.size == 0 {
+		return true
+	}
+	switch t.combiner {
+	case CombinerNamed:
+		if t.isBasic {
+			return fn(t.basic, base)
+		}
+		return fn(t.pair.a, base) && fn(t.pair.b, base+t.pair.offB)
+	case CombinerDup, CombinerSubarray, CombinerDarray:
+		return t.lower.walk(base, fn)
+	case CombinerResized:
+		return t.types[0].walk(base, fn)
+	}
+	return t.eachBlock(base, func(d, n int64, old *Type) bool {
+		ext := old.Extent()
+		for j := range n {
+			if !old.walk(d+j*ext, fn) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// eachBlock calls fn for each block (displacement, number of old instances
+// extent(old) apart, old) of a contiguous, vector, indexed or struct type, in
+// order, with displacements relative to base.
+func (t *Type) eachBlock(base int64, fn func(disp, n int64, old *Type) bool) bool {
+	switch t.combiner {
+	case CombinerContiguous:
+		return fn(base, t.count, t.types[0])
+	case CombinerVector, CombinerHVector:
+		old := t.types[0]
+		sb := t.stride
+		if t.combiner == CombinerVector {
+			sb *= old.Extent()
+		}
+		for i := range t.count {
+			if !fn(base+i*sb, t.blocklength, old) {
+				return false
+			}
+		}
+	case CombinerIndexed, CombinerHIndexed, CombinerIndexedBlock, CombinerHIndexedBlock:
+		old := t.types[0]
+		scale := int64(1)
+		if t.combiner == CombinerIndexed || t.combiner == CombinerIndexedBlock {
+			scale = old.Extent()
+		}
+		for i, d := range t.displs {
+			bl := t.blocklength
+			if t.blocklengths != nil {
+				bl = t.blocklengths[i]
+			}
+			if bl > 0 && !fn(base+d*scale, bl, old) {
+				return false
+			}
+		}
+	case CombinerStruct:
+		for i, d := range t.displs {
+			if t.blocklengths[i] > 0 && !fn(base+d, t.blocklengths[i], t.types[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Blocks calls fn for each maximal contiguous run of bytes (offset, length)
+// of count instances, in type-map order; adjacent runs are merged. It stops
+// early and returns false if fn returns false.
+func (t *Type) Blocks(count int64, fn func(off, n int64) bool) bool {
+	if t.size == 0 {
+		return true
+	}
+	var cur, curLen int64
+	open := false
+	emit := func(off, n int64) bool {
+		if open && cur+curLen == off {
+			curLen += n
+			return true
+		}
+		if open && !fn(cur, curLen) {
+			return false
+		}
+		cur, curLen, open = off, n, true
+		return true
+	}
+	ext := t.Extent()
+	for i := range count {
+		if !t.blocks(i*ext, emit) {
+			return false
+		}
+	}
+	if open {
+		return fn(cur, curLen)
+	}
+	return true
+}
+
+func (t *Type) blocks(base int64, emit func(off, n int64) bool) bool {
+	if t.size == 0 {
+		return true
+	}
+	if t.contig {
+		return emit(base+t.dataLB, t.size)
+	}
+	switch t.combiner {
+	case CombinerNamed:
+		return emit(base, t.pair.a.Size()) && emit(base+t.pair.offB, t.pair.b.Size())
+	case CombinerDup, CombinerSubarray, CombinerDarray:
+		return t.lower.blocks(base, emit)
+	case CombinerResized:
+		return t.types[0].blocks(base, emit)
+	}
+	return t.eachBlock(base, func(d, n int64, old *Type) bool {
+		if old.contig && old.Extent() == old.size {
+			return emit(d+old.dataLB, n*old.size)
+		}
+		ext := old.Extent()
+		for j := range n {
+			if !old.blocks(d+j*ext, emit) {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -107,4 +107,3 @@ func runTypemap(e *env, args []string) error {
 	}
 	return w.Flush()
 }
-

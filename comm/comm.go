@@ -161,3 +161,8 @@ func checkTag(op string, tag int, wild bool) error {
 	}
 	return nil
 }
+
+// NewStatus returns a Status, for other transports of this API.
+func NewStatus(source, tag int, bytes, elements int64) Status {
+	return Status{Source: source, Tag: tag, bytes: bytes, elements: elements}
+}

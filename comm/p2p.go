@@ -305,3 +305,10 @@ func (w *World) pipeline(m *message, r *recvReq, u interface{ Unpack([]byte) (in
 	}
 	r.req.complete(st, recvErr)
 }
+
+// NewRequest returns a pending request, for other transports of this API;
+// Complete finishes it.
+func NewRequest() *Request { return newRequest() }
+
+// Complete finishes a request made by NewRequest with its status and error.
+func (r *Request) Complete(st Status, err error) { r.complete(st, err) }

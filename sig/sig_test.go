@@ -116,7 +116,7 @@ func TestRepeat(t *testing.T) {
 	if _, err := OfBasic(datatype.Int).Repeat(-1); err == nil {
 		t.Error("negative count accepted")
 	}
-	big := must(OfBasic(datatype.Int).Repeat(1<<62))
+	big := must(OfBasic(datatype.Int).Repeat(1 << 62))
 	if _, err := big.Repeat(2); !errors.Is(err, ErrOverflow) {
 		t.Errorf("2^63 elements: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/ddtlab/ddt/datatype"
@@ -321,4 +322,29 @@ func TestNoCollisions(t *testing.T) {
 		}
 	}
 	t.Logf("%d signatures, %d distinct, no collisions", n, distinct)
+}
+
+// TestConcurrentOf hashes fresh types from several goroutines at once (run
+// with -race).
+func TestConcurrentOf(t *testing.T) {
+	g := newTypeGen(11)
+	types := make([]*datatype.Type, 200)
+	for i := range types {
+		types[i] = g.gen(4)
+	}
+	want := make([]uint64, len(types))
+	for i, ty := range types {
+		want[i] = refHash(flatSeq(ty, 1))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i, ty := range types {
+				if p, err := Prefix(ty, 2, ty.Elements()); err != nil || Of(ty).Hash != want[i] || p != Of(ty) {
+					t.Errorf("type %d: %v %v", i, Of(ty), err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

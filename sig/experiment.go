@@ -452,7 +452,7 @@ func (t *Table) Render(w io.Writer) error {
 	for i, s := range t.Sets {
 		fmt.Fprintf(&b, " | %-21s", fmt.Sprintf("%s (%d)", s.Name, t.Signatures[i]))
 	}
-	fmt.Fprintf(&b, " | %s\n", "paper (4625)")
+	fmt.Fprintf(&b, " | %s\n", "Table 1 (4625)")
 	fmt.Fprintf(&b, "%-14s %-9s %-14s", "", "", "")
 	for range t.Sets {
 		fmt.Fprintf(&b, " | %6s %6s %7s", "coll%", "dup%", "incons%")

@@ -105,3 +105,22 @@ func TestPackUnpackRoundTrip(t *testing.T) {
 		t.Errorf("unpack did not restore exactly the covered bytes")
 	}
 }
+
+func TestSigEqualSignatures(t *testing.T) {
+	out, errs, st := cli(t, "", "sig", "testdata/rowcol.ddt", "testdata/contig1999.ddt")
+	if st != 0 {
+		t.Fatal(errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines, got %q", out)
+	}
+	a, b := strings.Fields(lines[0]), strings.Fields(lines[1])
+	if a[0] != b[0] || a[1] != "1999" || b[2] != "testdata/contig1999.ddt" {
+		t.Errorf("row+column and 1999 contiguous ints must hash equal: %q", out)
+	}
+	show, _, _ := cli(t, "", "show", "testdata/rowcol.ddt")
+	if !strings.Contains(show, "signature: "+a[0]+"\n") {
+		t.Errorf("show's signature differs from sig's: %s", show)
+	}
+}

@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{name: "sig", args: "TYPE... [--count N] | --experiment",
 		summary: "print HASH ELEMENTS FILE, the signature hash of N instances of each type (seed 004); --experiment reproduces seed 004 Table 1",
-		run: runSig})
+		run:     runSig})
 	showExtra = func(w io.Writer, t *datatype.Type) {
 		fmt.Fprintf(w, "signature: %s\n", sig.Format(sig.Of(t)))
 	}

@@ -210,3 +210,7 @@ func (t *Type) String() string {
 	}
 	return t.combiner.String() + "(...)"
 }
+
+// Lower returns the equivalent type built from simpler constructors that a
+// subarray, darray or dup type stands for (for dup, the old type), or nil.
+func (t *Type) Lower() *Type { return t.lower }

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/lang"
+)
+
+// loadType reads a .ddt file, or stdin for "-".
+func loadType(e *env, path string) (*datatype.Type, error) {
+	var src []byte
+	var err error
+	name := path
+	if path == "-" {
+		src, err = io.ReadAll(e.stdin)
+		name = "<stdin>"
+	} else {
+		src, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lang.Parse(name, src)
+}
+
+func init() {
+	register(&command{name: "show", args: "TYPE", summary: "print the size, bounds and other properties of a type", run: runShow})
+	register(&command{name: "typemap", args: "TYPE [--count N]", summary: "print the type map of N instances, one BASICTYPE DISPLACEMENT line per element", run: runTypemap})
+}
+
+func runShow(e *env, args []string) error {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	pos, err := parse(e, lookup("show"), fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
+		return err
+	}
+	t, err := loadType(e, pos[0])
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(e.stdout)
+	defer w.Flush()
+	fmt.Fprintf(w, "size: %d\n", t.Size())
+	fmt.Fprintf(w, "extent: %d\n", t.Extent())
+	fmt.Fprintf(w, "lb: %d\n", t.LB())
+	fmt.Fprintf(w, "ub: %d\n", t.UB())
+	fmt.Fprintf(w, "true_lb: %d\n", t.TrueLB())
+	fmt.Fprintf(w, "true_ub: %d\n", t.TrueUB())
+	fmt.Fprintf(w, "true_extent: %d\n", t.TrueExtent())
+	fmt.Fprintf(w, "elements: %d\n", t.Elements())
+	fmt.Fprintf(w, "blocks: %d\n", t.NumBlocks())
+	fmt.Fprintf(w, "depth: %d\n", t.Depth())
+	fmt.Fprintf(w, "combiner: %s\n", t.Combiner())
+	fmt.Fprintf(w, "contiguous: %t\n", t.IsContiguous())
+	showExtra(w, t)
+	return nil
+}
+
+// showExtra prints the properties later stages add (signature, ...).
+var showExtra = func(w io.Writer, t *datatype.Type) {}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	panic("no command " + name)
+}
+
+func runTypemap(e *env, args []string) error {
+	fs := flag.NewFlagSet("typemap", flag.ContinueOnError)
+	count := fs.Int64("count", 1, "number of instances")
+	pos, err := parse(e, lookup("typemap"), fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
+		return err
+	}
+	if *count < 0 {
+		return &usageError{fmt.Sprintf("negative --count %d", *count)}
+	}
+	t, err := loadType(e, pos[0])
+	if err != nil {
+		return err
+	}
+	if _, _, err := t.Span(*count); err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(e.stdout, 1<<16)
+	var werr error
+	t.Walk(*count, func(b datatype.Basic, d int64) bool {
+		_, werr = fmt.Fprintf(w, "%s %d\n", b, d)
+		return werr == nil
+	})
+	if werr != nil {
+		return werr
+	}
+	return w.Flush()
+}

@@ -1,0 +1,162 @@
+package ddt
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/ref"
+)
+
+// Engine selects how a committed type moves data.
+type Engine uint8
+
+// Engines. Auto lets the type choose the fastest engine that applies.
+const (
+	Auto Engine = iota
+	Reference
+)
+
+var engineNames = [...]string{"auto", "reference"}
+
+func (e Engine) String() string {
+	if int(e) < len(engineNames) {
+		return engineNames[e]
+	}
+	return fmt.Sprintf("Engine(%d)", e)
+}
+
+// ParseEngine returns the engine with the given name (auto, reference).
+func ParseEngine(name string) (Engine, error) {
+	for i, n := range engineNames {
+		if n == name {
+			return Engine(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown engine %q (want one of %v)", name, engineNames[:])
+}
+
+// Options configure Commit.
+type Options struct {
+	Engine Engine
+}
+
+// Committed is a type ready to pack and unpack. It is immutable and safe
+// for concurrent use.
+type Committed struct {
+	t      *datatype.Type
+	engine Engine
+}
+
+// Commit prepares t for packing with the default options.
+func Commit(t *datatype.Type) (*Committed, error) { return CommitWith(t, Options{}) }
+
+// CommitWith prepares t for packing with opts.
+func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
+	if t == nil {
+		return nil, errors.New("commit: nil type")
+	}
+	if int(opts.Engine) >= len(engineNames) {
+		return nil, fmt.Errorf("commit: unknown engine %v", opts.Engine)
+	}
+	e := opts.Engine
+	if e == Auto {
+		e = Reference
+	}
+	return &Committed{t: t, engine: e}, nil
+}
+
+// Type returns the committed type.
+func (c *Committed) Type() *datatype.Type { return c.t }
+
+// Engine returns the engine the committed type uses.
+func (c *Committed) Engine() Engine { return c.engine }
+
+// PackSize is the number of bytes Pack produces for count instances.
+func (c *Committed) PackSize(count int64) (int64, error) {
+	if count < 0 {
+		return 0, fmt.Errorf("negative count %d", count)
+	}
+	return c.t.PackSize(count)
+}
+
+// BufferError reports a buffer that is too small or that the type would
+// reach outside of.
+type BufferError struct {
+	Op  string // "pack" or "unpack"
+	Msg string
+}
+
+func (e *BufferError) Error() string { return e.Op + ": " + e.Msg }
+
+// checkImage verifies that count instances with their origin at byte origin
+// of a buffer of length n stay inside it, and returns the pack size.
+func (c *Committed) checkImage(op string, n int, origin, count int64) (int64, error) {
+	if count < 0 {
+		return 0, &BufferError{op, fmt.Sprintf("negative count %d", count)}
+	}
+	size, err := c.t.PackSize(count)
+	if err != nil {
+		return 0, &BufferError{op, err.Error()}
+	}
+	lo, hi, err := c.t.Span(count)
+	if err != nil {
+		return 0, &BufferError{op, err.Error()}
+	}
+	if lo == hi {
+		return size, nil
+	}
+	first, ok1 := addOK(origin, lo)
+	last, ok2 := addOK(origin, hi)
+	if !ok1 || !ok2 || first < 0 || last > int64(n) {
+		return 0, &BufferError{op, fmt.Sprintf("%d instances touch bytes [%d, %d) relative to origin %d, outside the %d-byte buffer",
+			count, lo, hi, origin, n)}
+	}
+	return size, nil
+}
+
+// Pack packs count instances from src, whose instance 0 has its origin at
+// byte origin, into dst, and returns the number of bytes written. It is an
+// error, before any byte is written, if the type reaches outside src or dst
+// is too small.
+func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
+	size, err := c.checkImage("pack", len(src), origin, count)
+	if err != nil {
+		return 0, err
+	}
+	if int64(len(dst)) < size {
+		return 0, &BufferError{"pack", fmt.Sprintf("output holds %d bytes, %d instances need %d", len(dst), count, size)}
+	}
+	c.packRange(dst[:size], src, origin, count, 0)
+	return size, nil
+}
+
+// Unpack unpacks count instances from the packed bytes src into dst, whose
+// instance 0 has its origin at byte origin, and returns the number of bytes
+// read. Bytes of dst the type does not cover are left as they were. It is
+// an error, before any byte is written, if the type reaches outside dst or
+// src holds fewer bytes than count instances need.
+func (c *Committed) Unpack(dst []byte, origin int64, src []byte, count int64) (int64, error) {
+	size, err := c.checkImage("unpack", len(dst), origin, count)
+	if err != nil {
+		return 0, err
+	}
+	if int64(len(src)) < size {
+		return 0, &BufferError{"unpack", fmt.Sprintf("input holds %d bytes, %d instances need %d", len(src), count, size)}
+	}
+	c.unpackRange(dst, origin, count, 0, src[:size])
+	return size, nil
+}
+
+func (c *Committed) packRange(dst, src []byte, origin, count, from int64) {
+	ref.Pack(c.t, count, src, origin, from, dst)
+}
+
+func (c *Committed) unpackRange(dst []byte, origin, count, from int64, src []byte) {
+	ref.Unpack(c.t, count, dst, origin, from, src)
+}
+
+func addOK(a, b int64) (int64, bool) {
+	c := a + b
+	return c, (c > a) == (b > 0)
+}

@@ -124,3 +124,18 @@ func TestSigEqualSignatures(t *testing.T) {
 		t.Errorf("show's signature differs from sig's: %s", show)
 	}
 }
+
+func TestExportC(t *testing.T) {
+	out, errs, st := cli(t, "", "export", "--lang", "c", "testdata/rowcol.ddt")
+	if st != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"MPI_Type_contiguous(1000, MPI_INT", "MPI_Type_vector(999, 1, 1000, MPI_INT", "MPI_Type_commit("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export lacks %q:\n%s", want, out)
+		}
+	}
+	if _, _, st := cli(t, "", "export", "--lang", "fortran", "testdata/rowcol.ddt"); st != 1 {
+		t.Errorf("unsupported language must fail")
+	}
+}

@@ -139,3 +139,25 @@ func TestExportC(t *testing.T) {
 		t.Errorf("unsupported language must fail")
 	}
 }
+
+// FuzzCommands feeds arbitrary .ddt text to the commands that read a type:
+// they must answer with output or a one-line error, never a panic.
+func FuzzCommands(f *testing.F) {
+	f.Add("contiguous(3, int)")
+	f.Add("a = vector(2, 1, -3, double)\nstruct([1, 2], [0, 16], [a, short_int])")
+	f.Add("subarray([4, 5], [2, 3], [1, 1], Fortran, float)")
+	f.Add("darray(4, 1, [8, 8], [block, cyclic], [default, 2], [2, 2], C, int)")
+	f.Add("resized(hindexed([1, 0, 2], [-8, 0, 100], long_double), -4, 0)")
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, args := range [][]string{{"show", "-"}, {"export", "--lang", "c", "-"}, {"sig", "-", "--count", "3"}} {
+			var out, errb bytes.Buffer
+			st := run(&env{strings.NewReader(src), &out, &errb}, args)
+			if st != 0 && st != 1 || strings.Contains(errb.String(), "internal error") {
+				t.Fatalf("%v on %q: status %d, %s", args, src, st, errb.String())
+			}
+			if st == 1 && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+				t.Fatalf("%v on %q: error is not one line: %q", args, src, errb.String())
+			}
+		}
+	})
+}

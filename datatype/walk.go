@@ -40,7 +40,6 @@ func (t *Type) TypeMap(count int64) []Elem {
 	return m
 }
 
-
 func (t *Type) walk(base int64, fn func(Basic, int64) bool) bool {
 	if t.size == 0 {
 		return true

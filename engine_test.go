@@ -225,3 +225,86 @@ func FuzzEngines(f *testing.F) {
 		checkEngines(t, r, randType(r, int(depth%5)), int64(count%5))
 	})
 }
+
+func TestSegmentsConcatenateToPack(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 1500 {
+		ty := randType(r, 1+i%4)
+		count := r.Int64N(4)
+		c, _ := Commit(ty)
+		src, origin := image(ty, count, 1)
+		want := make([]byte, mustSize(c, count))
+		c.Pack(want, src, origin, count)
+		from := int64(0)
+		if len(want) > 0 {
+			from = r.Int64N(int64(len(want)))
+		}
+		var got []byte
+		for off, n := range c.Segments(count, from) {
+			got = append(got, src[origin+off:origin+off+n]...)
+		}
+		if !bytes.Equal(got, want[from:]) {
+			t.Fatalf("segments from %d differ from pack\n%s", from, c.Program())
+		}
+	}
+}
+
+func TestTranspackEqualsUnpackOfPack(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	i32 := datatype.Of(datatype.Int)
+	// a 5 x 4 matrix transposed (seed 003 Fig. 2) and random pairs of types
+	// with the same signature (any type against contiguous of its elements)
+	col := must(datatype.HVector(5, 1, 16, i32))
+	tr := must(datatype.HIndexedBlock(1, []int64{0, 4, 8, 12}, col))
+	pairs := [][2]*datatype.Type{{tr, must(datatype.Contiguous(20, i32))}}
+	for i := range 400 {
+		a := randType(r, 1+i%3)
+		if a.Size() == 0 {
+			continue
+		}
+		var bs datatype.Basic
+		uniform := true
+		first := true
+		a.Walk(1, func(b datatype.Basic, _ int64) bool {
+			if first {
+				bs, first = b, false
+			}
+			uniform = uniform && b == bs
+			return uniform
+		})
+		if !uniform {
+			continue
+		}
+		n := a.Size() / bs.Size()
+		b := must(datatype.Vector(n, 1, 2, datatype.Of(bs)))
+		pairs = append(pairs, [2]*datatype.Type{a, b}, [2]*datatype.Type{b, a})
+	}
+	for _, p := range pairs {
+		a, b := p[0], p[1]
+		ca, _ := Commit(a)
+		cb, _ := Commit(b)
+		src, so := image(a, 2, 1)
+		packed := make([]byte, mustSize(ca, 2))
+		ca.Pack(packed, src, so, 2)
+		want, do := image(b, 2, 5)
+		got := bytes.Clone(want)
+		cb.Unpack(want, do, packed, 2)
+		if _, err := Transpack(cb, got, do, 2, ca, src, so, 2); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("transpack differs from unpack(pack())")
+		}
+	}
+	if _, err := Transpack(cb(t), make([]byte, 64), 0, 1, cb(t), make([]byte, 64), 0, 2); err == nil {
+		t.Error("transpack of different sizes succeeded")
+	}
+}
+
+func cb(t *testing.T) *Committed {
+	c, err := Commit(datatype.Of(datatype.Double))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -159,3 +159,28 @@ func (e *Interp) Pack(dst, src []byte, origin, count, from int64) {
 func (e *Interp) Unpack(dst []byte, origin, count, from int64, src []byte) {
 	e.Step(e.Start(origin, count, from), false, dst, src, count)
 }
+
+// Segments calls yield with each contiguous memory segment (offset from
+// instance 0's origin, length) of the packed bytes [from, end) of count
+// instances, in packed order, adjacent segments merged, until yield returns
+// false. It walks the program without materializing the list.
+func (e *Interp) Segments(count, from int64, yield func(off, n int64) bool) {
+	s := e.Start(0, count, from)
+	var cur, curLen int64
+	for !s.done {
+		lf := s.stack[len(s.stack)-1]
+		off, n := lf.mem+s.leafOff, lf.n.Size-s.leafOff
+		if curLen > 0 && cur+curLen == off {
+			curLen += n
+		} else {
+			if curLen > 0 && !yield(cur, curLen) {
+				return
+			}
+			cur, curLen = off, n
+		}
+		s.advance(e.p, count)
+	}
+	if curLen > 0 {
+		yield(cur, curLen)
+	}
+}

@@ -322,7 +322,7 @@ func (c *mpCase) manualUnpack(p, d []byte) {
 		N, sub, st := c.a, c.b, c.c
 		for z := range sub {
 			for y := range sub {
-				o := (((st+z)*N + st + y) * N + st) * 8
+				o := (((st+z)*N+st+y)*N + st) * 8
 				copy(d[o:o+sub*8], p)
 				p = p[sub*8:]
 			}

@@ -128,6 +128,12 @@ func Reconstruct(m TypeMap, opts Options) (*Node, int64, error) {
 	if err := checkMap(m); err != nil {
 		return nil, 0, err
 	}
+	if c := opts.Cost; opts.Constructors.Has(AllowStruc) {
+		// Every segment has the trivial struc tree, which bounds all costs.
+		if bound := c.Struc + int64(len(m))*(c.Ix+c.Type+c.Leaf); bound > capCheck {
+			return nil, 0, fmt.Errorf("optimal: costs may reach %d, more than %d; use smaller cost constants", bound, costCap)
+		}
+	}
 	s := newSolver(m, opts)
 	s.run()
 	if s.overflow {
@@ -408,9 +414,8 @@ func (s *solver) push(i, q int, optv, absv int32, r *row) {
 	var f int32
 	allEq := true
 	var g0 int32
-	var e, sbS, pos int64
-	sKnown := false
-	nb := int64(1)
+	var pos int64
+	sc0, sc1 := newSBucScan(0, false), newSBucScan(1, false)
 	touched := s.touched[:0]
 	upd := func(cost []int32, kinds []uint8, args []uint16, x int, v int64, k uint8) {
 		if v < int64(cost[x]) {
@@ -456,21 +461,18 @@ func (s *solver) push(i, q int, optv, absv int32, r *row) {
 			upd(r.irr, r.irrK, r.irrA, x, v, kIdxBuc)
 		}
 		if sbuc {
-			gap := s.d[p+q] - s.d[p]
-			np := pos + gap
-			switch {
-			case k == 0:
-				e = gap
-			case sKnown && sbucAt(nb, sbS, np):
-				nb++
-			case gap == e:
-			case !sKnown:
-				sbS, sKnown, nb = np, true, 2
-			default:
-				sbuc = false
+			pos += s.d[p+q] - s.d[p]
+			ok0, ok1 := sc0.step(pos), sc1.step(pos)
+			nb := int64(math.MaxInt32)
+			if ok0 {
+				nb = sc0.nb
 			}
-			pos = np
-			if sbuc {
+			if ok1 {
+				nb = min(nb, sc1.nb)
+			}
+			if !ok0 && !ok1 {
+				sbuc = false
+			} else {
 				upd(r.rep, r.repK, r.repA, x, cm.SBuc+nb*cm.Bucket+ov, kSBuc)
 				if absv != inf {
 					upd(r.areg, r.aregK, r.aregA, x, cm.SBuc+nb*cm.Bucket+av, kAbsSBuc)
@@ -490,31 +492,87 @@ func sbucAt(nb, stride, pos int64) bool {
 	return ok && v == pos
 }
 
-// sbucBuckets applies the canonical strided-bucket partition to the block
-// positions pos (pos[0] == 0) and returns the bucket stride, inner stride and
-// bucket sizes, or ok == false.
+// sbucScan is the online canonical strided-bucket partition of a sequence of
+// block positions starting at 0 (seed 001, section 4.1). Variant 0 takes the
+// first gap as the inner stride and ends the first bucket at the first other
+// gap, whose position becomes the bucket stride. Variant 1 puts the first
+// block alone in bucket 0, takes the second position as the bucket stride
+// and the first gap inside a bucket as the inner stride. After that both
+// start a new bucket when a position is the next bucket's start, else
+// continue the bucket when the gap is the inner stride, else fail.
+type sbucScan struct {
+	variant     int
+	ok          bool
+	k           int   // blocks seen
+	pos         int64 // position of the last block
+	stride      int64
+	inner       int64
+	sKnown      bool
+	eKnown      bool
+	nb          int64 // buckets so far
+	sizes       []int64
+	recordSizes bool
+}
+
+func newSBucScan(variant int, record bool) sbucScan {
+	s := sbucScan{variant: variant, ok: true, k: 1, nb: 1, recordSizes: record}
+	if record {
+		s.sizes = []int64{1}
+	}
+	return s
+}
+
+// step adds the next block at position np and reports whether the sequence
+// so far is still a canonical strided bucket.
+func (s *sbucScan) step(np int64) bool {
+	if !s.ok {
+		return false
+	}
+	gap := np - s.pos
+	s.pos = np
+	s.k++
+	newBucket := false
+	switch {
+	case s.k == 2 && s.variant == 0:
+		s.inner, s.eKnown = gap, true
+	case s.k == 2:
+		s.stride, s.sKnown, newBucket = np, true, true
+	case s.sKnown && sbucAt(s.nb, s.stride, np):
+		newBucket = true
+	case s.eKnown && gap == s.inner:
+	case !s.eKnown:
+		s.inner, s.eKnown = gap, true
+	case !s.sKnown:
+		s.stride, s.sKnown, newBucket = np, true, true
+	default:
+		s.ok = false
+		return false
+	}
+	if newBucket {
+		s.nb++
+		if s.recordSizes {
+			s.sizes = append(s.sizes, 1)
+		}
+	} else if s.recordSizes {
+		s.sizes[len(s.sizes)-1]++
+	}
+	return true
+}
+
+// sbucBuckets returns the canonical strided bucket with the fewest buckets
+// for the block positions pos (pos[0] == 0): bucket stride, inner stride and
+// bucket sizes, or ok == false if neither variant applies.
 func sbucBuckets(pos []int64) (stride, inner int64, sizes []int64, ok bool) {
-	sizes = []int64{1}
-	sKnown := false
-	for k := 1; k < len(pos); k++ {
-		gap := pos[k] - pos[k-1]
-		nb := int64(len(sizes))
-		switch {
-		case k == 1:
-			inner = gap
-			sizes[0]++
-		case sKnown && sbucAt(nb, stride, pos[k]):
-			sizes = append(sizes, 1)
-		case gap == inner:
-			sizes[len(sizes)-1]++
-		case !sKnown:
-			stride, sKnown = pos[k], true
-			sizes = append(sizes, 1)
-		default:
-			return 0, 0, nil, false
+	for v := range 2 {
+		sc := newSBucScan(v, true)
+		for _, p := range pos[1:] {
+			sc.step(p)
+		}
+		if sc.ok && (!ok || len(sc.sizes) < len(sizes)) {
+			stride, inner, sizes, ok = sc.stride, sc.inner, sc.sizes, true
 		}
 	}
-	return stride, inner, sizes, true
+	return stride, inner, sizes, ok
 }
 
 // idxbucBuckets groups the block positions pos into buckets of the most

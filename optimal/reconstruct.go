@@ -120,8 +120,15 @@ func (s *solver) p(a, j int) int32 { return s.pcol[co(j)+a] }
 // The tree is optimal among all trees over opts.Constructors, with one
 // documented restriction: strided bucket (sbuc) nodes are considered only in
 // the canonical form described in the package documentation.
-func Reconstruct(m TypeMap, opts Options) (*Node, int64, error) {
-	opts, err := opts.normalized()
+func Reconstruct(m TypeMap, opts Options) (tree *Node, cost int64, err error) {
+	defer func() {
+		// build and strucParts panic only if the tables are inconsistent,
+		// which would be a bug in this package; report it as an error.
+		if r := recover(); r != nil {
+			tree, cost, err = nil, 0, fmt.Errorf("optimal: internal error: %v", r)
+		}
+	}()
+	opts, err = opts.normalized()
 	if err != nil {
 		return nil, 0, err
 	}

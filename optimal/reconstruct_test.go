@@ -2,9 +2,14 @@ package optimal
 
 import (
 	"errors"
+	"flag"
 	"math/rand/v2"
 	"testing"
 )
+
+// oracleScale multiplies the iterations of the oracle tests, and seeds them
+// differently, for long runs: go test -run Optimal -oracle.scale 20.
+var oracleScale = flag.Int("oracle.scale", 1, "multiply oracle test iterations")
 
 // checkResult asserts everything a Reconstruct result must satisfy apart
 // from optimality: it flattens back to m, it uses only allowed constructors,
@@ -59,8 +64,8 @@ func optionSets(rng *rand.Rand) []Options {
 }
 
 func TestOptimalVsExhaustive(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	iters := 1500
+	rng := rand.New(rand.NewPCG(1, uint64(*oracleScale)))
+	iters := 1500 * *oracleScale
 	if testing.Short() {
 		iters = 200
 	}
@@ -87,8 +92,8 @@ func TestOptimalVsExhaustive(t *testing.T) {
 }
 
 func TestOptimalVsPaper(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	iters := 300
+	rng := rand.New(rand.NewPCG(3, 4*uint64(*oracleScale)))
+	iters := 300 * *oracleScale
 	if testing.Short() {
 		iters = 40
 	}

@@ -192,8 +192,8 @@ func treeSize(n *Node, seen map[*Node]bool, limit int) int {
 
 // group is count copies of atom, the first at disp, stride bytes apart.
 type group struct {
-	atom                 *Node
-	id                   int // the atom's structural id
+	atom                *Node
+	id                  int // the atom's structural id
 	disp, count, stride int64
 }
 

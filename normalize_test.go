@@ -117,3 +117,35 @@ func BenchmarkNormalizeRowCol(b *testing.B) {
 		}
 	}
 }
+
+func TestAutoNormalizePolicy(t *testing.T) {
+	i := datatype.Of(datatype.Int)
+	displs := make([]int64, 100)
+	for k := range displs {
+		displs[k] = int64(k) * 7
+	}
+	regular, _ := datatype.IndexedBlock(1, displs, i) // a vector in disguise
+	vec, _ := datatype.Vector(100, 1, 7, i)
+	long := make([]int64, AutoNormalizeEntries+1)
+	big, _ := datatype.IndexedBlock(1, long, i)
+	for _, c := range []struct {
+		name string
+		ty   *datatype.Type
+		opts Options
+		want bool
+	}{
+		{"indexed_block of 100", regular, Options{}, true},
+		{"indexed_block of 100, NoNormalize", regular, Options{NoNormalize: true}, false},
+		{"vector", vec, Options{}, false},
+		{"list too long", big, Options{}, false},
+		{"reference engine", regular, Options{Engine: Reference}, false},
+	} {
+		cm, err := CommitWith(c.ty, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.Normalized() != c.want {
+			t.Errorf("%s: normalized = %v, want %v", c.name, cm.Normalized(), c.want)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+//go:build mpi && mpich
+
+package mpi
+
+// #cgo pkg-config: mpich
+import "C"

@@ -8,12 +8,17 @@ package mpi
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"unsafe"
 
 	"github.com/ddtlab/ddt/datatype"
 )
+
+// errMishandled is the error of a type the MPI libraries are known to
+// mishandle; it is sent packed.
+var errMishandled = errors.New("mpi: a type MPI libraries mishandle")
 
 // pairCNames maps the .ddt names of the predefined pair types to MPI's.
 var pairCNames = map[string]string{
@@ -24,9 +29,10 @@ var pairCNames = map[string]string{
 // typeCache holds the native datatypes built so far, one per *datatype.Type.
 // It is guarded by the world's mutex.
 type typeCache struct {
-	m       map[*datatype.Type]C.MPI_Datatype
-	failed  map[*datatype.Type]error
-	derived []C.MPI_Datatype // to free at Finalize
+	m        map[*datatype.Type]C.MPI_Datatype
+	failed   map[*datatype.Type]error
+	verified map[*datatype.Type]error // top-level types checked against ddt
+	derived  []C.MPI_Datatype         // to free at Finalize
 }
 
 // native returns the committed MPI datatype for t, building it (and its
@@ -38,6 +44,11 @@ func (c *typeCache) native(t *datatype.Type) (C.MPI_Datatype, error) {
 		return nt, nil
 	}
 	if err, ok := c.failed[t]; ok {
+		return nil0(), err
+	}
+	if nonPositiveExtent(t) {
+		err := fmt.Errorf("%w: %s has a part with data and an extent <= 0", errMishandled, t)
+		c.failed[t] = err
 		return nil0(), err
 	}
 	nt, err := c.build(t)
@@ -80,6 +91,21 @@ func (c *typeCache) build(t *datatype.Type) (C.MPI_Datatype, error) {
 		return nil0(), err
 	}
 	return c.finish(t, nt)
+}
+
+// checked is native for types that messages use: it also verifies the
+// datatype against ddt once (see verify).
+func (c *typeCache) checked(t *datatype.Type) (C.MPI_Datatype, error) {
+	nt, err := c.native(t)
+	if err != nil {
+		return nt, err
+	}
+	verr, ok := c.verified[t]
+	if !ok {
+		verr = verify(t, nt)
+		c.verified[t] = verr
+	}
+	return nt, verr
 }
 
 // finish checks nt against t, resizes it to t's bounds if MPI's differ,
@@ -257,4 +283,23 @@ func (c *typeCache) free() {
 	c.derived = nil
 	clear(c.m)
 	clear(c.failed)
+	clear(c.verified)
+}
+
+// nonPositiveExtent reports whether t or a type in its tree holds data but
+// has an extent of zero or less. MPICH 4.0 corrupts memory packing such
+// types and Open MPI 4.1 mis-packs them; they are sent packed.
+func nonPositiveExtent(t *datatype.Type) bool {
+	if t.Size() > 0 && t.Extent() <= 0 {
+		return true
+	}
+	for _, s := range t.Args().Types {
+		if nonPositiveExtent(s) {
+			return true
+		}
+	}
+	if l := t.Lower(); l != nil {
+		return nonPositiveExtent(l)
+	}
+	return false
 }

@@ -81,7 +81,7 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	native := false
 	if c.mode == Native && sig.Bytes > 0 && buf.Count <= math.MaxInt32 {
 		w.mu.Lock()
-		nt, err = w.types.native(buf.Type.Type())
+		nt, err = w.types.checked(buf.Type.Type())
 		w.mu.Unlock()
 		native = err == nil // else: send it packed
 	}
@@ -132,9 +132,9 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 			req.Complete(st, firstErr)
 		}
 	}
-	hp := &pending{}
+	hp := newPending(nil)
 	hp.done = func(r result) { C.free(hptr); finish(r) }
-	if err := check("MPI_Isend", C.ddt_isend(hptr, 0, C.int(hlen), C.ddt_byte(), C.int(dest), C.int(tag), w.hcomm, &hp.req)); err != nil {
+	if err := check("MPI_Isend", C.ddt_isend(hptr, 0, C.int(hlen), C.ddt_byte(), C.int(dest), C.int(tag), w.hcomm, hp.req)); err != nil {
 		C.free(hptr)
 		C.free(dptr)
 		return nil, err
@@ -144,18 +144,18 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 		return req, nil
 	}
 	left++
-	dp := &pending{}
+	dp := newPending(nil)
 	var rc C.int
 	if native {
 		base, pn := pinned(buf.Data)
 		dp.done = func(r result) { pn.Unpin(); finish(r) }
-		rc = C.ddt_isend(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(dest), C.int(dataTag), w.dcomm, &dp.req)
+		rc = C.ddt_isend(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(dest), C.int(dataTag), w.dcomm, dp.req)
 		if rc != 0 {
 			pn.Unpin()
 		}
 	} else {
 		dp.done = func(r result) { C.free(dptr); finish(r) }
-		rc = C.ddt_isend(dptr, 0, C.int(sig.Bytes), C.ddt_byte(), C.int(dest), C.int(dataTag), w.dcomm, &dp.req)
+		rc = C.ddt_isend(dptr, 0, C.int(sig.Bytes), C.ddt_byte(), C.int(dest), C.int(dataTag), w.dcomm, dp.req)
 		if rc != 0 {
 			C.free(dptr)
 		}
@@ -182,21 +182,21 @@ func (c *Comm) rawSend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	if w.closed {
 		return nil, errors.New("mpi: send after Finalize")
 	}
-	nt, err := w.types.native(buf.Type.Type())
+	nt, err := w.types.checked(buf.Type.Type())
 	if err != nil {
 		return nil, fmt.Errorf("send: raw mode: %w", err)
 	}
 	req := w.newRequest()
 	base, pn := pinned(buf.Data)
-	p := &pending{done: func(r result) {
+	p := newPending(func(r result) {
 		pn.Unpin()
 		var err error
 		if r.code != 0 {
 			err = &Error{Op: "MPI_Isend", Code: r.code}
 		}
 		req.Complete(st, err)
-	}}
-	if err := check("MPI_Isend", C.ddt_isend(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(dest), C.int(tag), w.rcomm, &p.req)); err != nil {
+	})
+	if err := check("MPI_Isend", C.ddt_isend(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(dest), C.int(tag), w.rcomm, p.req)); err != nil {
 		pn.Unpin()
 		return nil, err
 	}
@@ -274,11 +274,11 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 		return &Error{Op: "MPI_Irecv", Code: res.code}
 	}
 	if r.mode == Native && r.buf.Count <= math.MaxInt32 {
-		if nt, err := w.types.native(r.buf.Type.Type()); err == nil {
+		if nt, err := w.types.checked(r.buf.Type.Type()); err == nil {
 			base, pn := pinned(r.buf.Data)
-			p := &pending{done: func(res result) { pn.Unpin(); r.req.Complete(st, fail(res)) }}
+			p := newPending(func(res result) { pn.Unpin(); r.req.Complete(st, fail(res)) })
 			if err := check("MPI_Irecv", C.ddt_irecv(base, C.longlong(r.buf.Origin), C.int(r.buf.Count), nt,
-				C.int(in.src), C.int(in.dataTag), w.dcomm, &p.req)); err != nil {
+				C.int(in.src), C.int(in.dataTag), w.dcomm, p.req)); err != nil {
 				pn.Unpin()
 				r.req.Complete(st, err)
 				return
@@ -289,16 +289,16 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 	}
 	// packed, or no native datatype: stage and unpack
 	sp, sb := cbytes(in.sig.Bytes)
-	p := &pending{done: func(res result) {
+	p := newPending(func(res result) {
 		err := fail(res)
 		if err == nil {
 			_, err = u.Unpack(sb)
 		}
 		C.free(sp)
 		r.req.Complete(st, err)
-	}}
+	})
 	if err := check("MPI_Irecv", C.ddt_irecv(sp, 0, C.int(in.sig.Bytes), C.ddt_byte(),
-		C.int(in.src), C.int(in.dataTag), w.dcomm, &p.req)); err != nil {
+		C.int(in.src), C.int(in.dataTag), w.dcomm, p.req)); err != nil {
 		C.free(sp)
 		r.req.Complete(st, err)
 		return
@@ -313,8 +313,8 @@ func (w *world) drain(in *incoming) {
 		return
 	}
 	sp, _ := cbytes(in.sig.Bytes)
-	p := &pending{done: func(result) { C.free(sp) }}
-	if C.ddt_irecv(sp, 0, C.int(in.sig.Bytes), C.ddt_byte(), C.int(in.src), C.int(in.dataTag), w.dcomm, &p.req) != 0 {
+	p := newPending(func(result) { C.free(sp) })
+	if C.ddt_irecv(sp, 0, C.int(in.sig.Bytes), C.ddt_byte(), C.int(in.src), C.int(in.dataTag), w.dcomm, p.req) != 0 {
 		C.free(sp)
 		return
 	}
@@ -331,7 +331,7 @@ func (c *Comm) rawRecv(buf comm.Buffer, source, tag int) (*comm.Request, error) 
 	if w.closed {
 		return nil, errors.New("mpi: receive after Finalize")
 	}
-	nt, err := w.types.native(buf.Type.Type())
+	nt, err := w.types.checked(buf.Type.Type())
 	if err != nil {
 		return nil, fmt.Errorf("recv: raw mode: %w", err)
 	}
@@ -344,20 +344,21 @@ func (c *Comm) rawRecv(buf comm.Buffer, source, tag int) (*comm.Request, error) 
 	}
 	req := w.newRequest()
 	base, pn := pinned(buf.Data)
-	p := &pending{etype: &nt}
+	p := newPending(nil)
+	p.etype = &nt
 	p.done = func(r result) {
 		pn.Unpin()
 		st := comm.NewStatus(r.src, r.tag, r.bytes, r.elements)
 		var err error
 		switch {
-		case r.code == errTruncate:
+		case r.code != 0 && int(C.ddt_error_class(C.int(r.code))) == errTruncate:
 			err = fmt.Errorf("recv from rank %d, tag %d: %w (MPI_ERR_TRUNCATE)", r.src, r.tag, comm.ErrTruncate)
 		case r.code != 0:
 			err = &Error{Op: "MPI_Irecv", Code: r.code}
 		}
 		req.Complete(st, err)
 	}
-	if err := check("MPI_Irecv", C.ddt_irecv(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(src), C.int(tg), w.rcomm, &p.req)); err != nil {
+	if err := check("MPI_Irecv", C.ddt_irecv(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(src), C.int(tg), w.rcomm, p.req)); err != nil {
 		pn.Unpin()
 		return nil, err
 	}
@@ -482,19 +483,19 @@ func (c *Comm) Alltoall(send, recv comm.Buffer, tag int) error {
 func (c *Comm) Barrier() error {
 	w := c.w
 	req := w.newRequest()
-	p := &pending{done: func(r result) {
+	p := newPending(func(r result) {
 		var err error
 		if r.code != 0 {
 			err = &Error{Op: "MPI_Ibarrier", Code: r.code}
 		}
 		req.Complete(comm.Status{}, err)
-	}}
+	})
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return errors.New("mpi: barrier after Finalize")
 	}
-	if err := check("MPI_Ibarrier", C.ddt_ibarrier(w.ccomm, &p.req)); err != nil {
+	if err := check("MPI_Ibarrier", C.ddt_ibarrier(w.ccomm, p.req)); err != nil {
 		w.mu.Unlock()
 		return err
 	}
@@ -514,7 +515,7 @@ func (c *Comm) nativePack(buf comm.Buffer) ([]byte, error) {
 	w := c.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	nt, err := w.types.native(buf.Type.Type())
+	nt, err := w.types.checked(buf.Type.Type())
 	if err != nil {
 		return nil, err
 	}

@@ -119,7 +119,7 @@ type result struct {
 
 // pending is an MPI request in flight and what to do when it completes.
 type pending struct {
-	req   C.MPI_Request
+	req   *C.MPI_Request  // its own allocation: cgo may not see the Go pointers of pending
 	etype *C.MPI_Datatype // count elements of this type on completion
 	done  func(result)
 }
@@ -176,12 +176,14 @@ func Init(opts Options) (*Comm, error) {
 		C.MPI_Finalize()
 		return nil, fmt.Errorf("mpi: the MPI library provides thread level %d, at least MPI_THREAD_SERIALIZED is needed", provided)
 	}
-	w := &world{types: typeCache{m: map[*datatype.Type]C.MPI_Datatype{}, failed: map[*datatype.Type]error{}}}
-	for _, c := range []*C.MPI_Comm{&w.hcomm, &w.dcomm, &w.rcomm, &w.ccomm} {
-		if err := check("MPI_Comm_dup", C.ddt_dup_world(c)); err != nil {
+	w := &world{types: typeCache{m: map[*datatype.Type]C.MPI_Datatype{}, failed: map[*datatype.Type]error{}, verified: map[*datatype.Type]error{}}}
+	var comms [4]C.MPI_Comm
+	for i := range comms {
+		if err := check("MPI_Comm_dup", C.ddt_dup_world(&comms[i])); err != nil {
 			return nil, err
 		}
 	}
+	w.hcomm, w.dcomm, w.rcomm, w.ccomm = comms[0], comms[1], comms[2], comms[3]
 	var r, s C.int
 	C.MPI_Comm_rank(w.hcomm, &r)
 	C.MPI_Comm_size(w.hcomm, &s)
@@ -190,7 +192,7 @@ func Init(opts Options) (*Comm, error) {
 	w.seq = make([]int, w.size)
 	w.hbuf = C.malloc(C.size_t(hdrRing * (hdrSize + MaxInline)))
 	for i := range w.hdrs {
-		w.hdrs[i] = &pending{}
+		w.hdrs[i] = newPending(nil)
 		if err := w.postHeader(i); err != nil {
 			return nil, err
 		}
@@ -205,7 +207,7 @@ func (w *world) hdrBuf(i int) unsafe.Pointer {
 
 func (w *world) postHeader(i int) error {
 	return check("MPI_Irecv", C.ddt_irecv(w.hdrBuf(i), 0, hdrSize+MaxInline, C.ddt_byte(),
-		C.int(anySource), C.int(anyTag), w.hcomm, &w.hdrs[i].req))
+		C.int(anySource), C.int(anyTag), w.hcomm, w.hdrs[i].req))
 }
 
 // WithMode returns a Comm of the same world that sends and receives in
@@ -271,11 +273,11 @@ func (c *Comm) Finalize() error {
 		}
 	}
 	for i := range w.hdrs {
-		keep(check("MPI_Cancel", C.ddt_cancel(&w.hdrs[(w.head+i)%hdrRing].req)))
+		keep(check("MPI_Cancel", C.ddt_cancel(w.hdrs[(w.head+i)%hdrRing].req)))
 	}
 	w.types.free()
-	for _, cm := range []*C.MPI_Comm{&w.hcomm, &w.dcomm, &w.rcomm, &w.ccomm} {
-		keep(check("MPI_Comm_free", C.MPI_Comm_free(cm)))
+	for _, cm := range []C.MPI_Comm{w.hcomm, w.dcomm, w.rcomm, w.ccomm} {
+		keep(check("MPI_Comm_free", C.MPI_Comm_free(&cm)))
 	}
 	C.free(w.hbuf)
 	keep(check("MPI_Finalize", C.MPI_Finalize()))
@@ -334,9 +336,9 @@ func test(p *pending) (result, bool) {
 	var done, src, tag, code C.int
 	var bytes, elems C.longlong
 	if p.etype != nil {
-		C.ddt_test_elements(&p.req, *p.etype, &done, &src, &tag, &bytes, &elems, &code)
+		C.ddt_test_elements(p.req, *p.etype, &done, &src, &tag, &bytes, &elems, &code)
 	} else {
-		C.ddt_test(&p.req, &done, &src, &tag, &bytes, &code)
+		C.ddt_test(p.req, &done, &src, &tag, &bytes, &code)
 	}
 	if done == 0 {
 		return result{}, false
@@ -397,4 +399,8 @@ func (w *world) arrive(in *incoming) {
 		}
 	}
 	w.unexpected = append(w.unexpected, in)
+}
+
+func newPending(done func(result)) *pending {
+	return &pending{req: new(C.MPI_Request), done: done}
 }

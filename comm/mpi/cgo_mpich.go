@@ -4,3 +4,6 @@ package mpi
 
 // #cgo pkg-config: mpich
 import "C"
+
+// Library is the MPI library the package is built against.
+const Library = "MPICH"

@@ -4,21 +4,29 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/engine"
 	"github.com/ddtlab/ddt/internal/ref"
 )
 
 // Engine selects how a committed type moves data.
 type Engine uint8
 
-// Engines. Auto lets the type choose the fastest engine that applies.
+// Engines. Auto lets the type choose the fastest engine that applies (today
+// always Compiled). Reference is the plain tree walker every other engine is
+// tested against; Interpreter runs the DAME program on a stack machine;
+// Compiled runs it with kernels specialized at commit.
 const (
 	Auto Engine = iota
 	Reference
+	Interpreter
+	Compiled
 )
 
-var engineNames = [...]string{"auto", "reference"}
+var engineNames = [...]string{"auto", "reference", "interpreter", "compiled"}
 
+// String is the engine's name as ParseEngine accepts it.
 func (e Engine) String() string {
 	if int(e) < len(engineNames) {
 		return engineNames[e]
@@ -26,7 +34,8 @@ func (e Engine) String() string {
 	return fmt.Sprintf("Engine(%d)", e)
 }
 
-// ParseEngine returns the engine with the given name (auto, reference).
+// ParseEngine returns the engine with the given name (auto, reference,
+// interpreter, compiled).
 func ParseEngine(name string) (Engine, error) {
 	for i, n := range engineNames {
 		if n == name {
@@ -46,6 +55,9 @@ type Options struct {
 type Committed struct {
 	t      *datatype.Type
 	engine Engine
+	prog   *dame.Program
+	interp *engine.Interp
+	comp   *engine.Compiled
 }
 
 // Commit prepares t for packing with the default options.
@@ -61,9 +73,28 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	}
 	e := opts.Engine
 	if e == Auto {
-		e = Reference
+		e = Compiled
 	}
-	return &Committed{t: t, engine: e}, nil
+	c := &Committed{t: t, engine: e}
+	if e != Reference {
+		c.prog = dame.Compile(t)
+		switch e {
+		case Interpreter:
+			c.interp = engine.NewInterp(c.prog)
+		case Compiled:
+			c.comp = engine.NewCompiled(c.prog)
+		}
+	}
+	return c, nil
+}
+
+// Program returns the DAME program t was compiled to (computing it if the
+// type was committed for the reference engine).
+func (c *Committed) Program() *dame.Program {
+	if c.prog == nil {
+		return dame.Compile(c.t)
+	}
+	return c.prog
 }
 
 // Type returns the committed type.
@@ -148,12 +179,28 @@ func (c *Committed) Unpack(dst []byte, origin int64, src []byte, count int64) (i
 	return size, nil
 }
 
+// packRange and unpackRange run the engine on a range of the packed
+// stream. The caller has checked the whole message against the buffers.
 func (c *Committed) packRange(dst, src []byte, origin, count, from int64) {
-	ref.Pack(c.t, count, src, origin, from, dst)
+	switch c.engine {
+	case Compiled:
+		c.comp.Pack(dst, src, origin, count, from)
+	case Interpreter:
+		c.interp.Pack(dst, src, origin, count, from)
+	default:
+		ref.Pack(c.t, count, src, origin, from, dst)
+	}
 }
 
 func (c *Committed) unpackRange(dst []byte, origin, count, from int64, src []byte) {
-	ref.Unpack(c.t, count, dst, origin, from, src)
+	switch c.engine {
+	case Compiled:
+		c.comp.Unpack(dst, origin, count, from, src)
+	case Interpreter:
+		c.interp.Unpack(dst, origin, count, from, src)
+	default:
+		ref.Unpack(c.t, count, dst, origin, from, src)
+	}
 }
 
 func addOK(a, b int64) (int64, bool) {

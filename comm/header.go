@@ -1,37 +1,43 @@
 package comm
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/sig"
 )
 
-// header is what travels ahead of a message's data: the signature hash of
-// its basic elements, their number and the packed size.
+// header is what travels ahead of a message's data: the signature of its
+// basic elements (hash and number) and the packed size.
 type header struct {
-	hash     uint64
-	elements int64
-	bytes    int64
+	sig   sig.Sig
+	bytes int64
 }
 
 // check reports whether a message with header h may be received into count
 // instances of t: ErrTruncate if it is longer, ErrType if its signature is
 // not the prefix of t's signature of the same length.
 func (h header) check(t *datatype.Type, count int64) error {
-	capacity := count * t.Elements()
-	if h.elements > capacity {
+	err := sig.Match(h.sig, t, count)
+	var te *sig.TruncationError
+	var me *sig.MismatchError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
 		return fmt.Errorf("%w: %d elements (%d bytes) arrived for a receive buffer of %d elements (%d x %s)",
-			ErrTruncate, h.elements, h.bytes, capacity, count, t)
+			ErrTruncate, te.Sent, h.bytes, te.Capacity, count, t)
+	case errors.As(err, &me):
+		return fmt.Errorf("%w: %v", ErrType, err)
 	}
-	hash, bytes := prefix(t, count, h.elements)
-	if hash != h.hash || bytes != h.bytes {
-		return fmt.Errorf("%w: the %d elements that arrived do not match the first %d elements of %d x %s",
-			ErrType, h.elements, h.elements, count, t)
-	}
-	return nil
+	return fmt.Errorf("%w: %v", ErrType, err)
 }
 
-func headerOf(t *datatype.Type, count int64) header {
-	hash, bytes := prefix(t, count, count*t.Elements())
-	return header{hash: hash, elements: count * t.Elements(), bytes: bytes}
+func headerOf(t *datatype.Type, count, bytes int64) (header, error) {
+	s, err := sig.OfCount(t, count)
+	if err != nil {
+		return header{}, err
+	}
+	return header{sig: s, bytes: bytes}, nil
 }

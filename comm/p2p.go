@@ -115,15 +115,18 @@ func (c *Comm) Isend(buf Buffer, dest, tag int) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &message{src: c.rank, tag: tag, hdr: headerOf(buf.Type.Type(), buf.Count)}
-	m.hdr.bytes = p.Size()
+	hdr, err := headerOf(buf.Type.Type(), buf.Count, p.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	m := &message{src: c.rank, tag: tag, hdr: hdr}
 	req := newRequest()
 	if p.Size() <= c.w.opts.EagerLimit {
 		m.eager = make([]byte, p.Size())
 		if _, err := p.Pack(m.eager); err != nil && err != io.EOF {
 			return nil, err
 		}
-		req.complete(Status{Source: c.rank, Tag: tag, bytes: m.hdr.bytes, elements: m.hdr.elements}, nil)
+		req.complete(m.status(), nil)
 	} else {
 		m.packer, m.sendReq = p, req
 	}
@@ -250,7 +253,7 @@ func (c *Comm) probe(source, tag int, block bool) (Status, bool, error) {
 }
 
 func (m *message) status() Status {
-	return Status{Source: m.src, Tag: m.tag, bytes: m.hdr.bytes, elements: m.hdr.elements}
+	return Status{Source: m.src, Tag: m.tag, bytes: m.hdr.bytes, elements: m.hdr.sig.N}
 }
 
 // deliver moves matched message m into receive r, checking signatures first.

@@ -40,13 +40,6 @@ func (t *Type) TypeMap(count int64) []Elem {
 	return m
 }
 
-// NumBlocks is a convenience for the number of entries of Blocks(1, ...).
-func (t *Type) NumBlocks() int64 {
-	var n int64
-	t.Blocks(1, func(off, n_ int64) bool { n++; return true })
-	return n
-}
-
 func (t *Type) walk(base int64, fn func(Basic, int64) bool) bool {
 	if t.size == 0 {
 		return true
@@ -164,6 +157,9 @@ func (t *Type) blocks(base int64, emit func(off, n int64) bool) bool {
 		return t.types[0].blocks(base, emit)
 	}
 	return t.eachBlock(base, func(d, n int64, old *Type) bool {
+		if old.size == 0 {
+			return true
+		}
 		if old.contig && old.Extent() == old.size {
 			return emit(d+old.dataLB, n*old.size)
 		}

@@ -3,6 +3,7 @@ package lang
 import (
 	"errors"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -247,5 +248,23 @@ func TestFormatRoundTripRandom(t *testing.T) {
 		if Format(got) != src {
 			t.Fatalf("type %d: printing is not stable:\n%s\n%s", k, src, Format(got))
 		}
+	}
+}
+
+// TestTestdataFiles checks that the sample files parse and round-trip.
+func TestTestdataFiles(t *testing.T) {
+	for _, name := range []string{"testdata/matrix.ddt", "testdata/all.ddt"} {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ty, err := Parse(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !datatype.Equal(mustParse(t, Format(ty)), ty) {
+			t.Errorf("%s: round trip", name)
+		}
+		t.Logf("%s: size %d extent %d\n%s", name, ty.Size(), ty.Extent(), Format(ty))
 	}
 }

@@ -105,3 +105,59 @@ func TestPackUnpackRoundTrip(t *testing.T) {
 		t.Errorf("unpack did not restore exactly the covered bytes")
 	}
 }
+
+func TestSigEqualSignatures(t *testing.T) {
+	out, errs, st := cli(t, "", "sig", "testdata/rowcol.ddt", "testdata/contig1999.ddt")
+	if st != 0 {
+		t.Fatal(errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines, got %q", out)
+	}
+	a, b := strings.Fields(lines[0]), strings.Fields(lines[1])
+	if a[0] != b[0] || a[1] != "1999" || b[2] != "testdata/contig1999.ddt" {
+		t.Errorf("row+column and 1999 contiguous ints must hash equal: %q", out)
+	}
+	show, _, _ := cli(t, "", "show", "testdata/rowcol.ddt")
+	if !strings.Contains(show, "signature: "+a[0]+"\n") {
+		t.Errorf("show's signature differs from sig's: %s", show)
+	}
+}
+
+func TestExportC(t *testing.T) {
+	out, errs, st := cli(t, "", "export", "--lang", "c", "testdata/rowcol.ddt")
+	if st != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"MPI_Type_contiguous(1000, MPI_INT", "MPI_Type_vector(999, 1, 1000, MPI_INT", "MPI_Type_commit("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export lacks %q:\n%s", want, out)
+		}
+	}
+	if _, _, st := cli(t, "", "export", "--lang", "fortran", "testdata/rowcol.ddt"); st != 1 {
+		t.Errorf("unsupported language must fail")
+	}
+}
+
+// FuzzCommands feeds arbitrary .ddt text to the commands that read a type:
+// they must answer with output or a one-line error, never a panic.
+func FuzzCommands(f *testing.F) {
+	f.Add("contiguous(3, int)")
+	f.Add("a = vector(2, 1, -3, double)\nstruct([1, 2], [0, 16], [a, short_int])")
+	f.Add("subarray([4, 5], [2, 3], [1, 1], Fortran, float)")
+	f.Add("darray(4, 1, [8, 8], [block, cyclic], [default, 2], [2, 2], C, int)")
+	f.Add("resized(hindexed([1, 0, 2], [-8, 0, 100], long_double), -4, 0)")
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, args := range [][]string{{"show", "-"}, {"export", "--lang", "c", "-"}, {"sig", "-", "--count", "3"}} {
+			var out, errb bytes.Buffer
+			st := run(&env{strings.NewReader(src), &out, &errb}, args)
+			if st != 0 && st != 1 || strings.Contains(errb.String(), "internal error") {
+				t.Fatalf("%v on %q: status %d, %s", args, src, st, errb.String())
+			}
+			if st == 1 && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+				t.Fatalf("%v on %q: error is not one line: %q", args, src, errb.String())
+			}
+		}
+	})
+}

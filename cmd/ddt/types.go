@@ -56,7 +56,7 @@ func runShow(e *env, args []string) error {
 	fmt.Fprintf(w, "true_ub: %d\n", t.TrueUB())
 	fmt.Fprintf(w, "true_extent: %d\n", t.TrueExtent())
 	fmt.Fprintf(w, "elements: %d\n", t.Elements())
-	fmt.Fprintf(w, "blocks: %d\n", t.NumBlocks())
+	fmt.Fprintf(w, "blocks: %d\n", t.NumBlocks(1))
 	fmt.Fprintf(w, "depth: %d\n", t.Depth())
 	fmt.Fprintf(w, "combiner: %s\n", t.Combiner())
 	fmt.Fprintf(w, "contiguous: %t\n", t.IsContiguous())

@@ -1,0 +1,245 @@
+package dame
+
+import (
+	"slices"
+
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// Compile lowers t into an optimized Program. It never fails: every
+// datatype has a program. Its cost is linear in the size of t's contents.
+func Compile(t *datatype.Type) *Program {
+	p := &Program{Size: t.Size(), Extent: t.Extent()}
+	if t.Size() == 0 {
+		p.Align = 16
+		return p
+	}
+	n, off := build(t)
+	p.Root, p.Off = n, off
+	p.Depth = n.Depth
+	p.Align = min(n.align(), gcdPow2(off), gcdPow2(p.Extent))
+	return p
+}
+
+func leaf(size int64) *Node { return &Node{Op: ContigFinal, Size: size, Extent: size} }
+
+// build returns the node of one instance of t, whose origin lies off bytes
+// from t's origin, or nil if t has no data. The node's Extent is t's extent.
+func build(t *datatype.Type) (*Node, int64) {
+	if t.Size() == 0 {
+		return nil, 0
+	}
+	n, off := build1(t)
+	n.Extent = t.Extent()
+	return n, off
+}
+
+func build1(t *datatype.Type) (*Node, int64) {
+	if t.IsContiguous() {
+		lo, _ := t.DataBounds()
+		return leaf(t.Size()), lo
+	}
+	a := t.Args()
+	switch t.Combiner() {
+	case datatype.CombinerNamed:
+		var bs blockList
+		t.Walk(1, func(b datatype.Basic, d int64) bool {
+			bs.add(d, 1, leaf(b.Size()), 0)
+			return true
+		})
+		return bs.node()
+	case datatype.CombinerDup, datatype.CombinerSubarray, datatype.CombinerDarray:
+		return build(t.Lower())
+	case datatype.CombinerResized:
+		return build(a.Types[0])
+	case datatype.CombinerContiguous:
+		c, off := build(a.Types[0])
+		return vector(a.Count, 1, a.Types[0].Extent(), c), off
+	case datatype.CombinerVector, datatype.CombinerHVector:
+		old := a.Types[0]
+		sb := a.Stride
+		if t.Combiner() == datatype.CombinerVector {
+			sb *= old.Extent()
+		}
+		c, off := build(old)
+		return vector(a.Count, a.Blocklength, sb, c), off
+	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
+		old := a.Types[0]
+		scale := int64(1)
+		if c := t.Combiner(); c == datatype.CombinerIndexed || c == datatype.CombinerIndexedBlock {
+			scale = old.Extent()
+		}
+		c, off := build(old)
+		var bs blockList
+		for i, d := range a.Displacements {
+			bl := a.Blocklength
+			if a.Blocklengths != nil {
+				bl = a.Blocklengths[i]
+			}
+			bs.add(d*scale, bl, c, off)
+		}
+		return bs.node()
+	case datatype.CombinerStruct:
+		var bs blockList
+		for i, d := range a.Displacements {
+			if a.Blocklengths[i] == 0 || a.Types[i].Size() == 0 {
+				continue
+			}
+			c, off := build(a.Types[i])
+			bs.add(d, a.Blocklengths[i], c, off)
+		}
+		return bs.node()
+	}
+	panic("dame: unknown combiner " + t.Combiner().String())
+}
+
+// vector returns the normalized node of count blocks of bl instances of c
+// (c.Extent apart), stride bytes apart; c is not nil and count, bl > 0
+// unless the type has no data (then the caller never gets here).
+func vector(count, bl, stride int64, c *Node) *Node {
+	if c.Op == ContigFinal && (bl == 1 || c.Extent == c.Size) {
+		// merge contiguous children into the block length
+		L := bl * c.Size
+		if count == 1 || stride == L {
+			return leaf(count * L)
+		}
+		return (&Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: leaf(L)}).finish()
+	}
+	if bl > 1 {
+		inner := vector(bl, 1, c.Extent, c)
+		inner.Extent = c.Extent * bl // not used for bl == 1 parents
+		return vector(count, 1, stride, inner)
+	}
+	if count == 1 {
+		return c
+	}
+	// collapse nested vectors whose strides compose
+	if c.Op == Vector && c.Blocklen == 1 && stride == c.Count*c.Stride {
+		return (&Node{Op: Vector, Count: count * c.Count, Blocklen: 1, Stride: c.Stride, Child: c.Child}).finish()
+	}
+	return (&Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: c}).finish()
+}
+
+// blockList collects the blocks of an indexed or struct type before they
+// are normalized into one node.
+type blockList struct {
+	disps, bls []int64
+	kids       []*Node
+}
+
+func (b *blockList) add(disp, bl int64, c *Node, off int64) {
+	if bl == 0 || c == nil {
+		return
+	}
+	b.disps = append(b.disps, disp+off)
+	b.bls = append(b.bls, bl)
+	b.kids = append(b.kids, c)
+}
+
+// node normalizes the blocks: contiguous children become byte runs, touching
+// runs merge, runs of equal length and constant stride become a vector, and
+// blocks of equal children become an indexed (or blockindexed, or vector)
+// node. It returns the node and the displacement of its origin.
+func (b *blockList) node() (*Node, int64) {
+	n := len(b.disps)
+	bytesOnly := true
+	for i, c := range b.kids {
+		if c.Op != ContigFinal || (b.bls[i] > 1 && c.Extent != c.Size) {
+			bytesOnly = false
+			break
+		}
+	}
+	if bytesOnly {
+		var ds, ls []int64
+		for i := range n {
+			L := b.bls[i] * b.kids[i].Size
+			if k := len(ds) - 1; k >= 0 && ds[k]+ls[k] == b.disps[i] {
+				ls[k] += L // merge touching blocks
+				continue
+			}
+			ds, ls = append(ds, b.disps[i]), append(ls, L)
+		}
+		return byteRuns(ds, ls)
+	}
+	same := true
+	for i := 1; i < n; i++ {
+		if !Equal(b.kids[i], b.kids[0]) {
+			same = false
+			break
+		}
+	}
+	if !same {
+		return (&Node{Op: Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).finish(), 0
+	}
+	return indexed(b.disps, b.bls, b.kids[0])
+}
+
+// byteRuns returns the node of contiguous runs of ls[i] bytes at ds[i].
+func byteRuns(ds, ls []int64) (*Node, int64) {
+	if len(ds) == 1 {
+		return leaf(ls[0]), ds[0]
+	}
+	if constant(ls) {
+		if s, ok := constStride(ds); ok {
+			return (&Node{Op: Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: leaf(ls[0])}).finish(), ds[0]
+		}
+		return (&Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: leaf(ls[0])}).finish(), 0
+	}
+	g := ls[0]
+	for _, l := range ls[1:] {
+		g = gcd(g, l)
+	}
+	bls := make([]int64, len(ls))
+	for i, l := range ls {
+		bls[i] = l / g
+	}
+	return (&Node{Op: Index, Blocklens: bls, Disps: ds, Child: leaf(g)}).finish(), 0
+}
+
+// indexed returns the node of blocks of bls[i] instances of c at ds[i].
+func indexed(ds, bls []int64, c *Node) (*Node, int64) {
+	if len(ds) == 1 {
+		if bls[0] == 1 {
+			return c, ds[0]
+		}
+		return vector(1, bls[0], 0, c), ds[0]
+	}
+	if constant(bls) {
+		if s, ok := constStride(ds); ok {
+			return vector(int64(len(ds)), bls[0], s, c), ds[0]
+		}
+		if bls[0] > 1 {
+			// blocks of a vector of children
+			inner := vector(bls[0], 1, c.Extent, c)
+			return (&Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: inner}).finish(), 0
+		}
+		return (&Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: c}).finish(), 0
+	}
+	return (&Node{Op: Index, Blocklens: slices.Clone(bls), Disps: ds, Child: c}).finish(), 0
+}
+
+func constant(xs []int64) bool {
+	for _, x := range xs[1:] {
+		if x != xs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func constStride(ds []int64) (int64, bool) {
+	s := ds[1] - ds[0]
+	for i := 2; i < len(ds); i++ {
+		if ds[i]-ds[i-1] != s {
+			return 0, false
+		}
+	}
+	return s, true
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

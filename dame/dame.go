@@ -1,0 +1,292 @@
+// Package dame is the program a committed datatype compiles to: a tree of
+// the data-movement primitives of the DAME language (Prabhu and Gropp,
+// "DAME: Runtime-compilation for data movement", seed 003), its text form,
+// and the commit-time optimizations that simplify it.
+//
+// A Program is to a datatype what regexp/syntax.Prog is to a regular
+// expression: Compile lowers a *datatype.Type into it, normalizes it (merges
+// contiguous children into block lengths, merges touching blocks, turns
+// indexed types with constant block length and stride into vectors, structs
+// whose children share a layout into indexed types, collapses nested vectors
+// whose strides compose), and caches what packing needs: the packed size of
+// every node and the packed offset of every block, so that any byte of the
+// packed stream can be found in O(depth · log n). The engines in the ddt
+// package execute it.
+//
+// The text form (String, Parse) follows the paper's grammar (Fig. 5): the
+// program starts with EXIT and ends with BOTTOM; each primitive is written
+// top-down, indented by depth, and carries the constructor's parameters
+// followed by the size and extent of its inner type. See Parse for the
+// grammar.
+package dame
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Op is a primitive of a Program node.
+type Op uint8
+
+// Node operations. The Final forms (VECTORFINAL, ...) and the Block1 forms
+// (VECTOR1, BLOCKINDEX1) of the paper are not separate ops: a node is final
+// when its child is a ContigFinal leaf, and Block1 when its block length is 1;
+// the text form spells them out.
+const (
+	// ContigFinal moves Size contiguous bytes at the node's origin.
+	ContigFinal Op = iota
+	// Contig is Count instances of Child, Child.Extent apart.
+	Contig
+	// Vector is Count blocks of Blocklen instances of Child (Child.Extent
+	// apart), the blocks Stride bytes apart.
+	Vector
+	// BlockIndex is Count blocks of Blocklen instances of Child at the byte
+	// displacements Disps.
+	BlockIndex
+	// Index is blocks of Blocklens[i] instances of Child at byte displacements Disps[i].
+	Index
+	// Struct is blocks of Blocklens[i] instances of Children[i] at byte
+	// displacements Disps[i].
+	Struct
+)
+
+var opNames = [...]string{"CONTIGFINAL", "CONTIG", "VECTOR", "BLOCKINDEX", "INDEX", "STRUCT"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", o)
+}
+
+// Node is one primitive of a Program. Nodes are immutable once the Program
+// is built; Children of a Struct may share nodes.
+type Node struct {
+	Op        Op
+	Count     int64   // Contig, Vector, BlockIndex: number of blocks (instances for Contig)
+	Blocklen  int64   // Vector, BlockIndex: child instances per block
+	Stride    int64   // Vector: bytes between block starts
+	Blocklens []int64 // Index, Struct
+	Disps     []int64 // BlockIndex, Index, Struct: byte displacements of the blocks
+	Child     *Node   // Contig, Vector, BlockIndex, Index
+	Children  []*Node // Struct, one per block
+
+	// Size is the number of packed bytes of one instance; for ContigFinal
+	// the number of bytes it moves.
+	Size int64
+	// Extent is the distance between consecutive instances of this node
+	// inside a block of its parent.
+	Extent int64
+	// Offsets holds, for Index and Struct, the packed offset of each block
+	// and the node size last (len(Disps)+1 entries).
+	Offsets []int64
+	// Depth is 0 for ContigFinal and one more than the deepest child otherwise.
+	Depth int
+}
+
+// Program is a committed type as DAME primitives: count instances of the
+// type are count instances of Root at Off + i*Extent.
+type Program struct {
+	Root   *Node // nil when the type has no data
+	Off    int64 // byte displacement of Root's origin from the type's origin
+	Size   int64 // packed bytes of one instance
+	Extent int64 // extent of the type: spacing of instances
+	Depth  int
+	// Align is the largest power of two up to 16 that divides every
+	// displacement, stride, extent and move length of the program: with an
+	// Align-aligned buffer every move is Align-aligned.
+	Align int64
+}
+
+// IsFinal reports whether n's child is a ContigFinal leaf (the paper's Final primitives).
+func (n *Node) IsFinal() bool { return n.Child != nil && n.Child.Op == ContigFinal }
+
+// NumBlocks is the number of blocks (loop iterations) of n.
+func (n *Node) NumBlocks() int64 {
+	switch n.Op {
+	case ContigFinal:
+		return 1
+	case Contig, Vector, BlockIndex:
+		if n.Op == BlockIndex {
+			return int64(len(n.Disps))
+		}
+		return n.Count
+	}
+	return int64(len(n.Disps))
+}
+
+// BlockLen returns the number of child instances of block i.
+func (n *Node) BlockLen(i int) int64 {
+	switch n.Op {
+	case Contig:
+		return 1
+	case Vector, BlockIndex:
+		return n.Blocklen
+	}
+	return n.Blocklens[i]
+}
+
+// ChildOf returns the child of block i.
+func (n *Node) ChildOf(i int) *Node {
+	if n.Op == Struct {
+		return n.Children[i]
+	}
+	return n.Child
+}
+
+// BlockDisp returns the byte displacement of block i.
+func (n *Node) BlockDisp(i int64) int64 {
+	switch n.Op {
+	case Contig:
+		return i * n.Child.Extent
+	case Vector:
+		return i * n.Stride
+	}
+	return n.Disps[i]
+}
+
+// BlockOffset returns the packed offset of block i within one instance.
+func (n *Node) BlockOffset(i int64) int64 {
+	switch n.Op {
+	case Contig:
+		return i * n.Child.Size
+	case Vector, BlockIndex:
+		return i * n.Blocklen * n.Child.Size
+	}
+	return n.Offsets[i]
+}
+
+// FindBlock returns the block holding packed byte off (0 <= off < Size).
+func (n *Node) FindBlock(off int64) int64 {
+	switch n.Op {
+	case Contig:
+		return off / n.Child.Size
+	case Vector, BlockIndex:
+		return off / (n.Blocklen * n.Child.Size)
+	}
+	// last block whose offset is <= off and that is not empty
+	i, found := slices.BinarySearch(n.Offsets[:len(n.Disps)], off)
+	if !found {
+		i--
+	}
+	for i+1 < len(n.Disps) && n.Offsets[i+1] <= off {
+		i++
+	}
+	return int64(i)
+}
+
+// finish computes the cached fields of n from its children.
+func (n *Node) finish() *Node {
+	switch n.Op {
+	case ContigFinal:
+		n.Depth = 0
+		return n
+	case Contig:
+		n.Size = n.Count * n.Child.Size
+	case Vector:
+		n.Size = n.Count * n.Blocklen * n.Child.Size
+	case BlockIndex:
+		n.Count = int64(len(n.Disps))
+		n.Size = n.Count * n.Blocklen * n.Child.Size
+	case Index, Struct:
+		n.Offsets = make([]int64, len(n.Disps)+1)
+		var s int64
+		for i := range n.Disps {
+			n.Offsets[i] = s
+			s += n.Blocklens[i] * n.ChildOf(i).Size
+		}
+		n.Offsets[len(n.Disps)] = s
+		n.Size = s
+		n.Count = int64(len(n.Disps))
+	}
+	d := 0
+	if n.Op == Struct {
+		for _, c := range n.Children {
+			d = max(d, c.Depth)
+		}
+	} else {
+		d = n.Child.Depth
+	}
+	n.Depth = d + 1
+	return n
+}
+
+func gcdPow2(a int64) int64 {
+	if a < 0 {
+		a = -a
+	}
+	if a == 0 {
+		return 16
+	}
+	p := int64(1)
+	for p < 16 && a%(2*p) == 0 {
+		p *= 2
+	}
+	return p
+}
+
+// align computes the alignment of n: the largest power of two up to 16
+// dividing its moves, strides and displacements.
+func (n *Node) align() int64 {
+	a := min(gcdPow2(n.Extent), int64(16))
+	switch n.Op {
+	case ContigFinal:
+		return min(a, gcdPow2(n.Size))
+	case Vector:
+		a = min(a, gcdPow2(n.Stride))
+	case BlockIndex, Index, Struct:
+		for _, d := range n.Disps {
+			a = min(a, gcdPow2(d))
+		}
+	}
+	if n.Op == Struct {
+		for _, c := range n.Children {
+			a = min(a, c.align())
+		}
+	} else {
+		a = min(a, n.Child.align())
+	}
+	return a
+}
+
+// Equal reports whether a and b describe the same moves.
+func Equal(a, b *Node) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.Op != b.Op || a.Size != b.Size || a.Extent != b.Extent {
+		return false
+	}
+	switch a.Op {
+	case ContigFinal:
+		return true
+	case Contig:
+		if a.Count != b.Count {
+			return false
+		}
+	case Vector:
+		if a.Count != b.Count || a.Blocklen != b.Blocklen || a.Stride != b.Stride {
+			return false
+		}
+	case BlockIndex:
+		if a.Blocklen != b.Blocklen || !slices.Equal(a.Disps, b.Disps) {
+			return false
+		}
+	case Index, Struct:
+		if !slices.Equal(a.Blocklens, b.Blocklens) || !slices.Equal(a.Disps, b.Disps) {
+			return false
+		}
+	}
+	if a.Op == Struct {
+		if len(a.Children) != len(b.Children) {
+			return false
+		}
+		for i := range a.Children {
+			if !Equal(a.Children[i], b.Children[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return Equal(a.Child, b.Child)
+}

@@ -1,0 +1,310 @@
+package ddt
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// randType builds a random type of at most depth levels with small counts,
+// covering every constructor, negative strides and displacements, resized
+// extents and overlapping blocks.
+func randType(r *rand.Rand, depth int) *datatype.Type {
+	basics := []*datatype.Type{datatype.Of(datatype.Char), datatype.Of(datatype.Short), datatype.Of(datatype.Int),
+		datatype.Of(datatype.Double), datatype.Of(datatype.LongDouble), datatype.ShortInt, datatype.DoubleInt}
+	if depth == 0 || r.IntN(5) == 0 {
+		return basics[r.IntN(len(basics))]
+	}
+	old := randType(r, depth-1)
+	n := r.Int64N(4) + 1
+	var t *datatype.Type
+	var err error
+	disps := func(k int64, scale int64) []int64 {
+		ds := make([]int64, k)
+		pos := int64(r.IntN(3)) - 1
+		for i := range ds {
+			if r.IntN(6) == 0 {
+				ds[i] = r.Int64N(8) - 2 // out of order, maybe overlapping
+			} else {
+				ds[i] = pos
+			}
+			pos += r.Int64N(3) + 1
+		}
+		for i := range ds {
+			ds[i] *= scale
+		}
+		return ds
+	}
+	bls := func(k int64) []int64 {
+		b := make([]int64, k)
+		for i := range b {
+			b[i] = r.Int64N(3)
+			if r.IntN(4) != 0 {
+				b[i]++
+			}
+		}
+		return b
+	}
+	ext := old.Extent()
+	if ext == 0 {
+		ext = 1
+	}
+	switch r.IntN(11) {
+	case 0:
+		t, err = datatype.Contiguous(n, old)
+	case 1:
+		bl := r.Int64N(3) + 1
+		st := bl + r.Int64N(3) - 1
+		if r.IntN(5) == 0 {
+			st = -st
+		}
+		t, err = datatype.Vector(n, bl, st, old)
+	case 2:
+		bl := r.Int64N(2) + 1
+		t, err = datatype.HVector(n, bl, bl*ext+r.Int64N(9)-2, old)
+	case 3:
+		t, err = datatype.Indexed(bls(n), disps(n, 2), old)
+	case 4:
+		t, err = datatype.HIndexed(bls(n), disps(n, ext), old)
+	case 5:
+		t, err = datatype.IndexedBlock(r.Int64N(2)+1, disps(n, 2), old)
+	case 6:
+		t, err = datatype.HIndexedBlock(r.Int64N(2)+1, disps(n, ext), old)
+	case 7:
+		k := r.Int64N(3) + 1
+		ts := make([]*datatype.Type, k)
+		for i := range ts {
+			if r.IntN(2) == 0 {
+				ts[i] = old
+			} else {
+				ts[i] = randType(r, depth-1)
+			}
+		}
+		ds := disps(k, 1)
+		pos := int64(0)
+		for i := range ds {
+			if r.IntN(3) != 0 {
+				ds[i] = pos
+			}
+			pos += ts[i].Extent() * 2
+		}
+		t, err = datatype.Struct(bls(k), ds, ts)
+	case 8:
+		t, err = datatype.Resized(old, r.Int64N(5)-2, old.Extent()+r.Int64N(9)-2)
+	case 9:
+		sz := []int64{r.Int64N(3) + 2, r.Int64N(3) + 2}
+		sub := []int64{r.Int64N(sz[0]) + 1, r.Int64N(sz[1]) + 1}
+		st := []int64{r.Int64N(sz[0] - sub[0] + 1), r.Int64N(sz[1] - sub[1] + 1)}
+		t, err = datatype.Subarray(sz, sub, st, datatype.Order(r.IntN(2)), old)
+	default:
+		t, err = datatype.Dup(old)
+	}
+	if err != nil {
+		return old
+	}
+	return t
+}
+
+var fastEngines = []Engine{Interpreter, Compiled}
+
+// checkEngines packs and unpacks count instances of ty with every engine,
+// whole and in random chunks, and compares with the reference engine.
+func checkEngines(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64) {
+	t.Helper()
+	ref, err := CommitWith(ty, Options{Engine: Reference})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, origin := image(ty, count, 1)
+	want := make([]byte, mustSize(ref, count))
+	if _, err := ref.Pack(want, src, origin, count); err != nil {
+		t.Fatal(err)
+	}
+	wantImg, o := image(ty, count, 9)
+	if _, err := ref.Unpack(wantImg, o, want, count); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range fastEngines {
+		c, err := CommitWith(ty, Options{Engine: e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(want))
+		if _, err := c.Pack(got, src, origin, count); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%v: pack of %d differs from reference (err %v)\nprogram:\n%s\ngot  %v\nwant %v", e, count, err, c.Program(), got, want)
+		}
+		img, _ := image(ty, count, 9)
+		if _, err := c.Unpack(img, o, want, count); err != nil || !bytes.Equal(img, wantImg) {
+			t.Fatalf("%v: unpack of %d differs from reference (err %v)\nprogram:\n%s", e, count, err, c.Program())
+		}
+		// chunked, in order
+		p, _ := c.NewPacker(src, origin, count)
+		var chunks []byte
+		for {
+			buf := make([]byte, r.IntN(max(len(want)/3, 1)+1)+1)
+			n, err := p.Pack(buf)
+			if err != nil {
+				break
+			}
+			chunks = append(chunks, buf[:n]...)
+		}
+		if !bytes.Equal(chunks, want) {
+			t.Fatalf("%v: chunked pack differs\nprogram:\n%s\ngot  %v\nwant %v", e, c.Program(), chunks, want)
+		}
+		// chunked unpack, pieces in random order (resumed with SetPos)
+		img, _ = image(ty, count, 9)
+		u, _ := c.NewUnpacker(img, o, count)
+		var cuts []int64
+		for pos := int64(0); pos < int64(len(want)); {
+			cuts = append(cuts, pos)
+			pos += r.Int64N(int64(max(len(want)/3, 1))) + 1
+		}
+		for _, k := range r.Perm(len(cuts)) {
+			end := int64(len(want))
+			if k+1 < len(cuts) {
+				end = cuts[k+1]
+			}
+			u.SetPos(cuts[k])
+			if _, err := u.Unpack(want[cuts[k]:end]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(img, wantImg) {
+			t.Fatalf("%v: chunked unpack in random order differs\nprogram:\n%s", e, c.Program())
+		}
+	}
+}
+
+func mustSize(c *Committed, count int64) int64 {
+	n, err := c.PackSize(count)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+func TestEnginesMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for name, ty := range sampleTypes() {
+		t.Run(name, func(t *testing.T) {
+			for count := int64(0); count <= 3; count++ {
+				checkEngines(t, r, ty, count)
+			}
+		})
+	}
+	for i := range 3000 {
+		ty := randType(r, 1+i%4)
+		checkEngines(t, r, ty, r.Int64N(4))
+	}
+}
+
+func TestProgramRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 1000 {
+		ty := randType(r, 1+i%4)
+		p := dame.Compile(ty)
+		text := p.String()
+		q, err := dame.Parse(text)
+		if err != nil {
+			t.Fatalf("parse: %v\n%s", err, text)
+		}
+		if q.String() != text || !dame.Equal(p.Root, q.Root) || p.Off != q.Off || p.Extent != q.Extent || p.Align != q.Align {
+			t.Fatalf("round trip differs:\n%s\n%s", text, q.String())
+		}
+	}
+}
+
+func FuzzEngines(f *testing.F) {
+	f.Add(uint64(1), uint8(3), uint8(2))
+	f.Add(uint64(99), uint8(4), uint8(1))
+	f.Fuzz(func(t *testing.T, seed uint64, depth, count uint8) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		checkEngines(t, r, randType(r, int(depth%5)), int64(count%5))
+	})
+}
+
+func TestSegmentsConcatenateToPack(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 1500 {
+		ty := randType(r, 1+i%4)
+		count := r.Int64N(4)
+		c, _ := Commit(ty)
+		src, origin := image(ty, count, 1)
+		want := make([]byte, mustSize(c, count))
+		c.Pack(want, src, origin, count)
+		from := int64(0)
+		if len(want) > 0 {
+			from = r.Int64N(int64(len(want)))
+		}
+		var got []byte
+		for off, n := range c.Segments(count, from) {
+			got = append(got, src[origin+off:origin+off+n]...)
+		}
+		if !bytes.Equal(got, want[from:]) {
+			t.Fatalf("segments from %d differ from pack\n%s", from, c.Program())
+		}
+	}
+}
+
+func TestTranspackEqualsUnpackOfPack(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	i32 := datatype.Of(datatype.Int)
+	// a 5 x 4 matrix transposed (seed 003 Fig. 2) and random pairs of types
+	// with the same signature (any type against contiguous of its elements)
+	col := must(datatype.HVector(5, 1, 16, i32))
+	tr := must(datatype.HIndexedBlock(1, []int64{0, 4, 8, 12}, col))
+	pairs := [][2]*datatype.Type{{tr, must(datatype.Contiguous(20, i32))}}
+	for i := range 400 {
+		a := randType(r, 1+i%3)
+		if a.Size() == 0 {
+			continue
+		}
+		var bs datatype.Basic
+		uniform := true
+		first := true
+		a.Walk(1, func(b datatype.Basic, _ int64) bool {
+			if first {
+				bs, first = b, false
+			}
+			uniform = uniform && b == bs
+			return uniform
+		})
+		if !uniform {
+			continue
+		}
+		n := a.Size() / bs.Size()
+		b := must(datatype.Vector(n, 1, 2, datatype.Of(bs)))
+		pairs = append(pairs, [2]*datatype.Type{a, b}, [2]*datatype.Type{b, a})
+	}
+	for _, p := range pairs {
+		a, b := p[0], p[1]
+		ca, _ := Commit(a)
+		cb, _ := Commit(b)
+		src, so := image(a, 2, 1)
+		packed := make([]byte, mustSize(ca, 2))
+		ca.Pack(packed, src, so, 2)
+		want, do := image(b, 2, 5)
+		got := bytes.Clone(want)
+		cb.Unpack(want, do, packed, 2)
+		if _, err := Transpack(cb, got, do, 2, ca, src, so, 2); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("transpack differs from unpack(pack())")
+		}
+	}
+	if _, err := Transpack(cb(t), make([]byte, 64), 0, 1, cb(t), make([]byte, 64), 0, 2); err == nil {
+		t.Error("transpack of different sizes succeeded")
+	}
+}
+
+func cb(t *testing.T) *Committed {
+	c, err := Commit(datatype.Of(datatype.Double))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,343 @@
+// Package engine executes dame programs: the compiled engine, whose
+// kernels are chosen at commit by the shape and sizes of each primitive,
+// and the interpreter, the stack machine of seed 003 §3.4.
+//
+// Both take memory images as a slice plus the byte offset of instance 0's
+// origin and assume the caller (package ddt) validated that every byte the
+// program touches lies inside the slices; they do no per-move checks.
+package engine
+
+import (
+	"unsafe"
+
+	"github.com/ddtlab/ddt/dame"
+)
+
+type kind uint8
+
+const (
+	kLeaf    kind = iota // ContigFinal: L bytes
+	kVecF                // Vector/Contig of a leaf, one leaf per block: strided line
+	kGather              // BlockIndex of a leaf, one element per block: gather/scatter
+	kIndexF              // Index of a leaf whose instances are contiguous: variable blocks
+	kVec                 // Vector/Contig of one child instance per block
+	kBlocks              // anything else: blocks of child instances
+	kStructF             // blocks of leaves of varying sizes (IndexF with small blocks)
+)
+
+// cnode is a program node with its kernel chosen.
+type cnode struct {
+	n      *dame.Node
+	kind   kind
+	size   int
+	L      int // element bytes of final kernels
+	count  int
+	stride int
+	offs   []int // byte displacements of blocks
+	lens   []int // kIndexF: block bytes; kBlocks: child instances per block
+	exts   []int // kBlocks: child extents
+	kids   []*cnode
+	kid    *cnode
+}
+
+// Compiled runs a program with specialized kernels. It is immutable and
+// safe for concurrent use.
+type Compiled struct {
+	p    *dame.Program
+	root *cnode
+}
+
+// NewCompiled chooses the kernels of p.
+func NewCompiled(p *dame.Program) *Compiled {
+	c := &Compiled{p: p}
+	if p.Root != nil {
+		c.root = compile(p.Root)
+	}
+	return c
+}
+
+func ints(xs []int64) []int {
+	r := make([]int, len(xs))
+	for i, x := range xs {
+		r[i] = int(x)
+	}
+	return r
+}
+
+func compile(n *dame.Node) *cnode {
+	c := &cnode{n: n, size: int(n.Size)}
+	leafChild := n.IsFinal() && n.Child.Extent == n.Child.Size
+	switch {
+	case n.Op == dame.ContigFinal:
+		c.kind, c.L = kLeaf, int(n.Size)
+		return c
+	case (n.Op == dame.Vector && (n.Blocklen == 1 || leafChild)) || n.Op == dame.Contig:
+		c.count, c.stride = int(n.Count), int(n.Stride)
+		bl := n.Blocklen
+		if n.Op == dame.Contig {
+			c.stride, bl = int(n.Child.Extent), 1
+		}
+		if n.IsFinal() {
+			c.kind, c.L = kVecF, int(bl*n.Child.Size)
+			return c
+		}
+		c.kind, c.kid = kVec, compile(n.Child)
+		return c
+	case n.Op == dame.BlockIndex && (n.Blocklen == 1 || leafChild) && n.IsFinal():
+		c.kind, c.L, c.offs = kGather, int(n.Blocklen*n.Child.Size), ints(n.Disps)
+		return c
+	case n.Op == dame.Index && leafChild:
+		c.kind, c.offs = kIndexF, ints(n.Disps)
+		c.lens = make([]int, len(n.Disps))
+		small := true
+		for i, b := range n.Blocklens {
+			c.lens[i] = int(b * n.Child.Size)
+			small = small && c.lens[i] <= 32
+		}
+		if small && len(c.lens) <= 16 {
+			c.kind = kStructF
+		}
+		return c
+	}
+	c.kind = kBlocks
+	nb := int(n.NumBlocks())
+	c.offs, c.lens, c.exts = make([]int, nb), make([]int, nb), make([]int, nb)
+	c.kids = make([]*cnode, nb)
+	var memo map[*dame.Node]*cnode
+	for i := range nb {
+		ch := n.ChildOf(i)
+		c.offs[i] = int(n.BlockDisp(int64(i)))
+		c.lens[i] = int(n.BlockLen(i))
+		c.exts[i] = int(ch.Extent)
+		if n.Op == dame.Struct {
+			if memo == nil {
+				memo = map[*dame.Node]*cnode{}
+			}
+			if memo[ch] == nil {
+				memo[ch] = compile(ch)
+			}
+			c.kids[i] = memo[ch]
+		} else {
+			if c.kid == nil {
+				c.kid = compile(ch)
+			}
+			c.kids[i] = c.kid
+		}
+	}
+	return c
+}
+
+// run moves cnt full instances of c, instance k's memory at m+mo+k*ext and
+// its packed bytes at p+po+k*size: memory to packed when pack is set, the
+// other way otherwise.
+func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, cnt, ext int) {
+	switch c.kind {
+	case kLeaf:
+		if ext == c.L || cnt == 1 {
+			if pack {
+				mv(at(p, po), at(m, mo), cnt*c.L)
+			} else {
+				mv(at(m, mo), at(p, po), cnt*c.L)
+			}
+			return
+		}
+		if pack {
+			line(p, po, c.L, m, mo, ext, cnt, c.L)
+		} else {
+			line(m, mo, ext, p, po, c.L, cnt, c.L)
+		}
+	case kVecF:
+		n, L, s := c.count, c.L, c.stride
+		if ext == n*s || cnt == 1 {
+			n *= cnt
+			cnt = 1
+		}
+		for k := 0; k < cnt; k++ {
+			if pack {
+				line(p, po+k*n*L, L, m, mo+k*ext, s, n, L)
+			} else {
+				line(m, mo+k*ext, s, p, po+k*n*L, L, n, L)
+			}
+		}
+	case kGather:
+		for k := 0; k < cnt; k++ {
+			if pack {
+				gather(p, po+k*c.size, m, mo+k*ext, c.offs, c.L)
+			} else {
+				scatter(m, mo+k*ext, p, po+k*c.size, c.offs, c.L)
+			}
+		}
+	case kStructF:
+		offs, lens := c.offs, c.lens
+		for k := 0; k < cnt; k++ {
+			q, b := po+k*c.size, mo+k*ext
+			if pack {
+				for i, o := range offs {
+					mv(at(p, q), at(m, b+o), lens[i])
+					q += lens[i]
+				}
+			} else {
+				for i, o := range offs {
+					mv(at(m, b+o), at(p, q), lens[i])
+					q += lens[i]
+				}
+			}
+		}
+	case kIndexF:
+		for k := 0; k < cnt; k++ {
+			q, b := po+k*c.size, mo+k*ext
+			for i, o := range c.offs {
+				L := c.lens[i]
+				if pack {
+					mv(at(p, q), at(m, b+o), L)
+				} else {
+					mv(at(m, b+o), at(p, q), L)
+				}
+				q += L
+			}
+		}
+	case kVec:
+		n, s := c.count, c.stride
+		if ext == n*s || cnt == 1 {
+			run(c.kid, pack, m, mo, p, po, cnt*n, s)
+			return
+		}
+		for k := 0; k < cnt; k++ {
+			run(c.kid, pack, m, mo+k*ext, p, po+k*c.size, n, s)
+		}
+	case kBlocks:
+		q := po
+		for k := 0; k < cnt; k++ {
+			b := mo + k*ext
+			for i, o := range c.offs {
+				kid := c.kids[i]
+				run(kid, pack, m, b+o, p, q, c.lens[i], c.exts[i])
+				q += c.lens[i] * kid.size
+			}
+		}
+	}
+}
+
+// runRange moves the packed bytes [lo, hi) of one instance of c whose
+// memory is at m+mo; byte lo is at p+po.
+func runRange(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, lo, hi int) {
+	if lo == 0 && hi == c.size {
+		run(c, pack, m, mo, p, po, 1, 0)
+		return
+	}
+	n := c.n
+	if n.Op == dame.ContigFinal {
+		if pack {
+			mv(at(p, po), at(m, mo+lo), hi-lo)
+		} else {
+			mv(at(m, mo+lo), at(p, po), hi-lo)
+		}
+		return
+	}
+	nb := int(n.NumBlocks())
+	i := int(n.FindBlock(int64(lo)))
+	// kVec/kVecF kernels run many whole blocks at once
+	if (c.kind == kVec || c.kind == kVecF) && i+1 < nb {
+		bs := c.size / c.count    // bytes per block
+		j := min((hi/bs)-1, nb-1) // last whole block after i
+		if j > i {
+			if lo > i*bs {
+				c.rangeBlock(pack, i, m, mo, p, po, lo, (i+1)*bs)
+				po += (i+1)*bs - lo
+				lo = (i + 1) * bs
+				i++
+			}
+			cnt := (hi - lo) / bs
+			if cnt > 0 {
+				if c.kind == kVec {
+					run(c.kid, pack, m, mo+i*c.stride, p, po, cnt, c.stride)
+				} else {
+					if pack {
+						line(p, po, c.L, m, mo+i*c.stride, c.stride, cnt, c.L)
+					} else {
+						line(m, mo+i*c.stride, c.stride, p, po, c.L, cnt, c.L)
+					}
+				}
+				po += cnt * bs
+				lo += cnt * bs
+				i += cnt
+			}
+		}
+	}
+	for ; i < nb && lo < hi; i++ {
+		bo := int(n.BlockOffset(int64(i)))
+		bend := bo + int(n.BlockLen(i)*n.ChildOf(i).Size)
+		if bend <= lo {
+			continue
+		}
+		e := min(hi, bend)
+		c.rangeBlock(pack, i, m, mo, p, po, lo, e)
+		po += e - lo
+		lo = e
+	}
+}
+
+// rangeBlock moves the packed bytes [lo, hi) (instance offsets) of block i of c.
+func (c *cnode) rangeBlock(pack bool, i int, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, lo, hi int) {
+	n := c.n
+	bo := int(n.BlockOffset(int64(i)))
+	d := mo + int(n.BlockDisp(int64(i)))
+	switch c.kind {
+	case kVec, kBlocks:
+		kid := c.kid
+		if c.kids != nil {
+			kid = c.kids[i]
+		}
+		rangeMany(kid, pack, m, d, p, po, int(n.BlockLen(i)), int(n.ChildOf(i).Extent), lo-bo, hi-bo)
+	default:
+		// the blocks of final kernels are contiguous bytes
+		if pack {
+			mv(at(p, po), at(m, d+lo-bo), hi-lo)
+		} else {
+			mv(at(m, d+lo-bo), at(p, po), hi-lo)
+		}
+	}
+}
+
+// rangeMany moves the packed bytes [lo, hi) of cnt instances of c, ext
+// apart, the first at m+mo.
+func rangeMany(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, cnt, ext int, lo, hi int) {
+	cs := c.size
+	j := lo / cs
+	if lo > j*cs || hi < (j+1)*cs {
+		e := min(hi, (j+1)*cs)
+		runRange(c, pack, m, mo+j*ext, p, po, lo-j*cs, e-j*cs)
+		po += e - lo
+		lo = e
+		j++
+	}
+	if full := hi/cs - j; full > 0 {
+		run(c, pack, m, mo+j*ext, p, po, full, ext)
+		po += full * cs
+		lo += full * cs
+		j += full
+	}
+	if lo < hi {
+		runRange(c, pack, m, mo+j*ext, p, po, lo-j*cs, hi-j*cs)
+	}
+}
+
+func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
+
+// Pack writes the packed bytes [from, from+len(dst)) of count instances
+// from src, whose instance 0 has its origin at byte origin, into dst.
+func (e *Compiled) Pack(dst, src []byte, origin, count, from int64) {
+	if len(dst) == 0 || e.root == nil {
+		return
+	}
+	rangeMany(e.root, true, ptr(src), int(origin+e.p.Off), ptr(dst), 0, int(count), int(e.p.Extent), int(from), int(from)+len(dst))
+}
+
+// Unpack reads src, the packed bytes [from, from+len(src)) of count
+// instances, into dst, whose instance 0 has its origin at byte origin.
+func (e *Compiled) Unpack(dst []byte, origin, count, from int64, src []byte) {
+	if len(src) == 0 || e.root == nil {
+		return
+	}
+	rangeMany(e.root, false, ptr(dst), int(origin+e.p.Off), ptr(src), 0, int(count), int(e.p.Extent), int(from), int(from)+len(src))
+}

@@ -1,0 +1,164 @@
+package engine
+
+import "unsafe"
+
+// The moves below work on a base pointer plus a byte offset, so that no
+// pointer outside the caller's slices is ever formed. The callers (the ddt
+// package) validate once per call that every byte the program touches lies
+// inside the slices; the kernels rely on that and do no checks of their own.
+
+func at(b unsafe.Pointer, off int) unsafe.Pointer { return unsafe.Add(b, off) }
+
+// mv copies n bytes from s to d exactly: small sizes with one or two
+// possibly overlapping word moves, large ones with memmove.
+func mv(d, s unsafe.Pointer, n int) {
+	switch {
+	case n > 32:
+		copy(unsafe.Slice((*byte)(d), n), unsafe.Slice((*byte)(s), n))
+	case n >= 16:
+		a0, a1 := *(*uint64)(s), *(*uint64)(at(s, 8))
+		b0, b1 := *(*uint64)(at(s, n-16)), *(*uint64)(at(s, n-8))
+		*(*uint64)(d), *(*uint64)(at(d, 8)) = a0, a1
+		*(*uint64)(at(d, n-16)), *(*uint64)(at(d, n-8)) = b0, b1
+	case n >= 8:
+		a, b := *(*uint64)(s), *(*uint64)(at(s, n-8))
+		*(*uint64)(d), *(*uint64)(at(d, n-8)) = a, b
+	case n >= 4:
+		a, b := *(*uint32)(s), *(*uint32)(at(s, n-4))
+		*(*uint32)(d), *(*uint32)(at(d, n-4)) = a, b
+	case n >= 2:
+		a, b := *(*uint16)(s), *(*uint16)(at(s, n-2))
+		*(*uint16)(d), *(*uint16)(at(d, n-2)) = a, b
+	case n == 1:
+		*(*uint8)(d) = *(*uint8)(s)
+	}
+}
+
+// line moves n elements of L bytes: element i at d+do+i*ds from s+so+i*ss.
+// Pack and unpack both use it, with the strides swapped.
+func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
+	switch L {
+	case 1:
+		for i := 0; i < n; i++ {
+			*(*uint8)(at(d, do+i*ds)) = *(*uint8)(at(s, so+i*ss))
+		}
+	case 2:
+		for i := 0; i < n; i++ {
+			*(*uint16)(at(d, do+i*ds)) = *(*uint16)(at(s, so+i*ss))
+		}
+	case 4:
+		for i := 0; i < n; i++ {
+			*(*uint32)(at(d, do+i*ds)) = *(*uint32)(at(s, so+i*ss))
+		}
+	case 8:
+		for i := 0; i < n; i++ {
+			*(*uint64)(at(d, do+i*ds)) = *(*uint64)(at(s, so+i*ss))
+		}
+	case 12:
+		for i := 0; i < n; i++ {
+			p, q := at(s, so+i*ss), at(d, do+i*ds)
+			a, b := *(*uint64)(p), *(*uint32)(at(p, 8))
+			*(*uint64)(q), *(*uint32)(at(q, 8)) = a, b
+		}
+	case 16:
+		for i := 0; i < n; i++ {
+			p, q := at(s, so+i*ss), at(d, do+i*ds)
+			a, b := *(*uint64)(p), *(*uint64)(at(p, 8))
+			*(*uint64)(q), *(*uint64)(at(q, 8)) = a, b
+		}
+	case 24:
+		for i := 0; i < n; i++ {
+			p, q := at(s, so+i*ss), at(d, do+i*ds)
+			a, b, c := *(*uint64)(p), *(*uint64)(at(p, 8)), *(*uint64)(at(p, 16))
+			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)) = a, b, c
+		}
+	case 32:
+		for i := 0; i < n; i++ {
+			p, q := at(s, so+i*ss), at(d, do+i*ds)
+			a, b, c, e := *(*uint64)(p), *(*uint64)(at(p, 8)), *(*uint64)(at(p, 16)), *(*uint64)(at(p, 24))
+			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)), *(*uint64)(at(q, 24)) = a, b, c, e
+		}
+	default:
+		if L < 64 {
+			for i := 0; i < n; i++ {
+				mv(at(d, do+i*ds), at(s, so+i*ss), L)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			copy(unsafe.Slice((*byte)(at(d, do+i*ds)), L), unsafe.Slice((*byte)(at(s, so+i*ss)), L))
+		}
+	}
+}
+
+// gather moves len(offs) elements of L bytes: element i from s+so+offs[i]
+// to d+do+i*L (pack), or the reverse when scatter is set (unpack).
+func gather(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int, L int) {
+	switch L {
+	case 4:
+		for i, o := range offs {
+			*(*uint32)(at(d, do+i*4)) = *(*uint32)(at(s, so+o))
+		}
+	case 8:
+		for i, o := range offs {
+			*(*uint64)(at(d, do+i*8)) = *(*uint64)(at(s, so+o))
+		}
+	case 12:
+		for i, o := range offs {
+			p, q := at(s, so+o), at(d, do+i*12)
+			a, b := *(*uint64)(p), *(*uint32)(at(p, 8))
+			*(*uint64)(q), *(*uint32)(at(q, 8)) = a, b
+		}
+	case 16:
+		for i, o := range offs {
+			p, q := at(s, so+o), at(d, do+i*16)
+			a, b := *(*uint64)(p), *(*uint64)(at(p, 8))
+			*(*uint64)(q), *(*uint64)(at(q, 8)) = a, b
+		}
+	case 24:
+		for i, o := range offs {
+			p, q := at(s, so+o), at(d, do+i*24)
+			a, b, c := *(*uint64)(p), *(*uint64)(at(p, 8)), *(*uint64)(at(p, 16))
+			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)) = a, b, c
+		}
+	default:
+		for i, o := range offs {
+			mv(at(d, do+i*L), at(s, so+o), L)
+		}
+	}
+}
+
+func scatter(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int, L int) {
+	switch L {
+	case 4:
+		for i, o := range offs {
+			*(*uint32)(at(d, do+o)) = *(*uint32)(at(s, so+i*4))
+		}
+	case 8:
+		for i, o := range offs {
+			*(*uint64)(at(d, do+o)) = *(*uint64)(at(s, so+i*8))
+		}
+	case 12:
+		for i, o := range offs {
+			p, q := at(s, so+i*12), at(d, do+o)
+			a, b := *(*uint64)(p), *(*uint32)(at(p, 8))
+			*(*uint64)(q), *(*uint32)(at(q, 8)) = a, b
+		}
+	case 16:
+		for i, o := range offs {
+			p, q := at(s, so+i*16), at(d, do+o)
+			a, b := *(*uint64)(p), *(*uint64)(at(p, 8))
+			*(*uint64)(q), *(*uint64)(at(q, 8)) = a, b
+		}
+	case 24:
+		for i, o := range offs {
+			p, q := at(s, so+i*24), at(d, do+o)
+			a, b, c := *(*uint64)(p), *(*uint64)(at(p, 8)), *(*uint64)(at(p, 16))
+			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)) = a, b, c
+		}
+	default:
+		for i, o := range offs {
+			mv(at(d, do+o), at(s, so+i*L), L)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package lang
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// ExportC returns the MPI C calls that build t into a variable called name:
+// a block for pasting into an MPI program (C99) that declares
+// "MPI_Datatype name;", builds every derived subtype in dependency order
+// (a subtype t uses more than once is built once), frees the intermediate
+// types and ends with "MPI_Type_commit(&name);". The caller owns name and
+// frees it with MPI_Type_free; a predefined t is duplicated with
+// MPI_Type_dup so that this holds for every type.
+//
+// The calls are the classic ones, with int counts and MPI_Aint byte
+// displacements, which every MPI library has (the MPI-4 large-count "_c"
+// variants are not used); ExportC returns an error if a value that MPI
+// passes as an int does not fit in a C int, or if name is not a C
+// identifier.
+func ExportC(t *datatype.Type, name string) (string, error) {
+	if t == nil {
+		return "", fmt.Errorf("export C: nil type")
+	}
+	if !isCIdent(name) {
+		return "", fmt.Errorf("export C: %q is not a C identifier", name)
+	}
+	e := &cExporter{name: name, vars: map[*datatype.Type]string{}}
+	// post-order over the DAG: children first, each node once
+	var order []*datatype.Type
+	seen := map[*datatype.Type]bool{}
+	var visit func(*datatype.Type)
+	visit = func(u *datatype.Type) {
+		if u.IsPredefined() || seen[u] {
+			return
+		}
+		seen[u] = true
+		for _, c := range u.Args().Types {
+			visit(c)
+		}
+		order = append(order, u)
+	}
+	visit(t)
+	var temps []string
+	for _, u := range order {
+		if u != t {
+			v := fmt.Sprintf("%s_t%d", name, len(temps)+1)
+			e.vars[u] = v
+			temps = append(temps, v)
+		}
+	}
+	e.vars[t] = name
+	b := &e.b
+	fmt.Fprintf(b, "/* %s: size %d, lb %d, extent %d, true lb %d, true extent %d (built by ddt) */\n",
+		name, t.Size(), t.LB(), t.Extent(), t.TrueLB(), t.TrueExtent())
+	fmt.Fprintf(b, "MPI_Datatype %s;\n{\n", name)
+	for k := 0; k < len(temps); k += 8 {
+		fmt.Fprintf(b, "    MPI_Datatype %s;\n", strings.Join(temps[k:min(k+8, len(temps))], ", "))
+	}
+	if t.IsPredefined() {
+		fmt.Fprintf(b, "    MPI_Type_dup(%s, &%s);\n", cName(t), name)
+	}
+	for k, u := range order {
+		e.n = k + 1
+		if err := e.call(u); err != nil {
+			return "", err
+		}
+	}
+	for _, v := range temps {
+		fmt.Fprintf(b, "    MPI_Type_free(&%s);\n", v)
+	}
+	fmt.Fprintf(b, "}\nMPI_Type_commit(&%s);\n", name)
+	return b.String(), nil
+}
+
+type cExporter struct {
+	name string
+	vars map[*datatype.Type]string
+	b    strings.Builder
+	n    int // number of the current call, for array names
+}
+
+// cName is the C expression of a type: its MPI name or its variable.
+func cName(t *datatype.Type) string {
+	if !t.IsPredefined() {
+		return ""
+	}
+	if b, ok := t.Basic(); ok {
+		return b.CName()
+	}
+	switch t {
+	case datatype.FloatInt:
+		return "MPI_FLOAT_INT"
+	case datatype.DoubleInt:
+		return "MPI_DOUBLE_INT"
+	case datatype.LongInt:
+		return "MPI_LONG_INT"
+	case datatype.TwoInt:
+		return "MPI_2INT"
+	case datatype.ShortInt:
+		return "MPI_SHORT_INT"
+	case datatype.LongDoubleInt:
+		return "MPI_LONG_DOUBLE_INT"
+	}
+	return "MPI_DATATYPE_NULL"
+}
+
+func (e *cExporter) ref(t *datatype.Type) string {
+	if t.IsPredefined() {
+		return cName(t)
+	}
+	return e.vars[t]
+}
+
+// intArg checks that v fits in a C int.
+func (e *cExporter) intArg(u *datatype.Type, what string, v int64) (string, error) {
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return "", fmt.Errorf("export C: %s %s = %d does not fit in a C int", u.Combiner(), what, v)
+	}
+	return strconv.FormatInt(v, 10), nil
+}
+
+// array declares a C array named <name>_<what><n> and returns its name. C
+// has no empty arrays, so an empty list is declared with one unused element.
+func (e *cExporter) array(ctype, what string, vals []string) string {
+	v := fmt.Sprintf("%s_%s%d", e.name, what, e.n)
+	if len(vals) == 0 {
+		vals = []string{"0"}
+		if ctype == "MPI_Datatype" {
+			vals = []string{"MPI_DATATYPE_NULL"}
+		}
+	}
+	fmt.Fprintf(&e.b, "    %s %s[%d] = {", ctype, v, len(vals))
+	for i, x := range vals {
+		if i > 0 {
+			e.b.WriteString(",")
+			if i%12 == 0 {
+				e.b.WriteString("\n        ")
+			} else {
+				e.b.WriteString(" ")
+			}
+		}
+		e.b.WriteString(x)
+	}
+	e.b.WriteString("};\n")
+	return v
+}
+
+func (e *cExporter) intArray(u *datatype.Type, what string, vals []int64) (string, error) {
+	s := make([]string, len(vals))
+	for i, v := range vals {
+		var err error
+		if s[i], err = e.intArg(u, fmt.Sprintf("%s[%d]", what, i), v); err != nil {
+			return "", err
+		}
+	}
+	return e.array("int", what, s), nil
+}
+
+func (e *cExporter) aintArray(what string, vals []int64) string {
+	s := make([]string, len(vals))
+	for i, v := range vals {
+		s[i] = aint(v)
+	}
+	return e.array("MPI_Aint", what, s)
+}
+
+// aint is an MPI_Aint constant; the most negative 64-bit value has no
+// literal in C.
+func aint(v int64) string {
+	if v == math.MinInt64 {
+		return "(-9223372036854775807L - 1)"
+	}
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return strconv.FormatInt(v, 10) + "L"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func (e *cExporter) call(u *datatype.Type) error {
+	a := u.Args()
+	out := "&" + e.vars[u]
+	var old string
+	if len(a.Types) > 0 {
+		old = e.ref(a.Types[0])
+	}
+	var args []string
+	add := func(s ...string) { args = append(args, s...) }
+	var fn string
+	var err error
+	i := func(what string, v int64) string {
+		if err != nil {
+			return ""
+		}
+		var s string
+		s, err = e.intArg(u, what, v)
+		return s
+	}
+	ia := func(what string, v []int64) string {
+		if err != nil {
+			return ""
+		}
+		var s string
+		s, err = e.intArray(u, what, v)
+		return s
+	}
+	switch u.Combiner() {
+	case datatype.CombinerContiguous:
+		fn = "MPI_Type_contiguous"
+		add(i("count", a.Count), old)
+	case datatype.CombinerVector:
+		fn = "MPI_Type_vector"
+		add(i("count", a.Count), i("blocklength", a.Blocklength), i("stride", a.Stride), old)
+	case datatype.CombinerHVector:
+		fn = "MPI_Type_create_hvector"
+		add(i("count", a.Count), i("blocklength", a.Blocklength), aint(a.Stride), old)
+	case datatype.CombinerIndexed:
+		fn = "MPI_Type_indexed"
+		add(i("count", int64(len(a.Blocklengths))), ia("bl", a.Blocklengths), ia("disp", a.Displacements), old)
+	case datatype.CombinerHIndexed:
+		fn = "MPI_Type_create_hindexed"
+		n, bl := i("count", int64(len(a.Blocklengths))), ia("bl", a.Blocklengths)
+		add(n, bl, e.aintArray("disp", a.Displacements), old)
+	case datatype.CombinerIndexedBlock:
+		fn = "MPI_Type_create_indexed_block"
+		add(i("count", int64(len(a.Displacements))), i("blocklength", a.Blocklength), ia("disp", a.Displacements), old)
+	case datatype.CombinerHIndexedBlock:
+		fn = "MPI_Type_create_hindexed_block"
+		add(i("count", int64(len(a.Displacements))), i("blocklength", a.Blocklength), e.aintArray("disp", a.Displacements), old)
+	case datatype.CombinerStruct:
+		fn = "MPI_Type_create_struct"
+		n, bl := i("count", int64(len(a.Blocklengths))), ia("bl", a.Blocklengths)
+		ts := make([]string, len(a.Types))
+		for k, t := range a.Types {
+			ts[k] = e.ref(t)
+		}
+		add(n, bl, e.aintArray("disp", a.Displacements), e.array("MPI_Datatype", "types", ts))
+	case datatype.CombinerSubarray:
+		fn = "MPI_Type_create_subarray"
+		add(i("ndims", int64(len(a.Sizes))), ia("sizes", a.Sizes), ia("subsizes", a.Subsizes), ia("starts", a.Starts),
+			cOrder(a.Order), old)
+	case datatype.CombinerDarray:
+		fn = "MPI_Type_create_darray"
+		ds := make([]string, len(a.Distribs))
+		for k, d := range a.Distribs {
+			ds[k] = "MPI_DISTRIBUTE_" + strings.ToUpper(d.String())
+		}
+		dargs := make([]string, len(a.Dargs))
+		for k, d := range a.Dargs {
+			if d == datatype.DefaultDarg {
+				dargs[k] = "MPI_DISTRIBUTE_DFLT_DARG"
+			} else {
+				dargs[k] = i(fmt.Sprintf("dargs[%d]", k), d)
+			}
+		}
+		add(i("size", a.Size), i("rank", a.Rank), i("ndims", int64(len(a.Gsizes))), ia("gsizes", a.Gsizes),
+			e.array("int", "distribs", ds), e.array("int", "dargs", dargs), ia("psizes", a.Psizes), cOrder(a.Order), old)
+	case datatype.CombinerResized:
+		fn = "MPI_Type_create_resized"
+		add(old, aint(a.LB), aint(a.Extent))
+	case datatype.CombinerDup:
+		fn = "MPI_Type_dup"
+		add(old)
+	default:
+		return fmt.Errorf("export C: unsupported combiner %s", u.Combiner())
+	}
+	if err != nil {
+		return err
+	}
+	add(out)
+	fmt.Fprintf(&e.b, "    %s(%s);\n", fn, strings.Join(args, ", "))
+	return nil
+}
+
+func cOrder(o datatype.Order) string {
+	if o == datatype.OrderFortran {
+		return "MPI_ORDER_FORTRAN"
+	}
+	return "MPI_ORDER_C"
+}
+
+var cKeywords = map[string]bool{
+	"auto": true, "break": true, "case": true, "char": true, "const": true, "continue": true,
+	"default": true, "do": true, "double": true, "else": true, "enum": true, "extern": true,
+	"float": true, "for": true, "goto": true, "if": true, "inline": true, "int": true, "long": true,
+	"register": true, "restrict": true, "return": true, "short": true, "signed": true, "sizeof": true,
+	"static": true, "struct": true, "switch": true, "typedef": true, "union": true, "unsigned": true,
+	"void": true, "volatile": true, "while": true, "_Bool": true, "_Complex": true, "_Imaginary": true,
+	"bool": true, "true": true, "false": true, "_Alignas": true, "_Alignof": true, "_Atomic": true,
+	"_Generic": true, "_Noreturn": true, "_Static_assert": true, "_Thread_local": true,
+}
+
+func isCIdent(s string) bool {
+	if s == "" || cKeywords[s] || strings.HasPrefix(s, "MPI_") || strings.HasPrefix(s, "PMPI_") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) && !(i > 0 && isDigit(s[i])) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,92 @@
+package lang
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ddtlab/ddt/datatype"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// TestExportCGolden compares ExportC of each testdata/export/*.ddt with its
+// .c golden file (go test -run ExportCGolden -update rewrites them).
+func TestExportCGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/export/*.ddt")
+	if err != nil || len(files) == 0 {
+		t.Fatal("no golden inputs", err)
+	}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ty, err := Parse(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := strings.TrimSuffix(filepath.Base(name), ".ddt")
+		got, err := ExportC(ty, base)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		golden := strings.TrimSuffix(name, ".ddt") + ".c"
+		if *update {
+			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if got != string(want) {
+			t.Errorf("%s: ExportC differs from %s:\n%s", name, golden, got)
+		}
+	}
+}
+
+func TestExportCErrors(t *testing.T) {
+	i := datatype.Of(datatype.Int)
+	big, err := datatype.Contiguous(1<<31, i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ExportC(big, "x"); err == nil || err.Error() != "export C: contiguous count = 2147483648 does not fit in a C int" {
+		t.Errorf("got %v", err)
+	}
+	// byte displacements are MPI_Aint and may be large
+	h, err := datatype.HVector(2, 1, 1<<40, i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ExportC(h, "x"); err != nil || !strings.Contains(s, "MPI_Type_create_hvector(2, 1, 1099511627776L, MPI_INT, &x);") {
+		t.Errorf("got %v\n%s", err, s)
+	}
+	ix, err := datatype.Indexed([]int64{1}, []int64{-1 << 31}, i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ExportC(ix, "x"); err != nil {
+		t.Errorf("displacement -2^31 fits in int: %v", err)
+	}
+	ix, err = datatype.Indexed([]int64{1}, []int64{-1<<31 - 1}, i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ExportC(ix, "x"); err == nil || !strings.Contains(err.Error(), "disp[0] = -2147483649 does not fit") {
+		t.Errorf("got %v", err)
+	}
+	for _, bad := range []string{"", "1x", "int", "a-b", "MPI_X", "x y"} {
+		if _, err := ExportC(i, bad); err == nil {
+			t.Errorf("name %q accepted", bad)
+		}
+	}
+	if _, err := ExportC(nil, "x"); err == nil {
+		t.Error("nil type accepted")
+	}
+}

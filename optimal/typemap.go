@@ -1,0 +1,192 @@
+package optimal
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// MaxDisp bounds the absolute value of every displacement the package accepts
+// in a type map or a tree, so that differences of two displacements never
+// overflow int64.
+const MaxDisp = int64(1) << 61
+
+// Elem is one entry of a type map: a basic type, named as in the .ddt
+// language (for example "int" or "double"), at a byte displacement.
+type Elem struct {
+	Type string
+	Disp int64
+}
+
+// TypeMap is an ordered sequence of basic types and displacements (seed 000,
+// section III). Order matters; displacements may repeat and be negative.
+type TypeMap []Elem
+
+// String formats m in the TYPEMAP text format read by ParseTypeMap: one
+// "BASICTYPE DISPLACEMENT" line per element.
+func (m TypeMap) String() string {
+	var b strings.Builder
+	for _, e := range m {
+		b.WriteString(e.Type)
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(e.Disp, 10))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Equal reports whether m and o have the same elements in the same order.
+func (m TypeMap) Equal(o TypeMap) bool {
+	if len(m) != len(o) {
+		return false
+	}
+	for i := range m {
+		if m[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Sizer gives the size in bytes of a basic type. It is consulted only by the
+// contiguous leaf constructor (seed 001), which describes count adjacent
+// elements of one basic type.
+type Sizer interface {
+	// Size returns the size in bytes of the named basic type and whether
+	// the type is known.
+	Size(name string) (int64, bool)
+}
+
+// SizeTable is a Sizer backed by a map from type name to size in bytes.
+type SizeTable map[string]int64
+
+// Size implements Sizer.
+func (t SizeTable) Size(name string) (int64, bool) {
+	s, ok := t[name]
+	return s, ok
+}
+
+// DefaultSizes returns the sizes of the predefined MPI basic types on x86-64
+// Linux (LP64), named as in the .ddt language.
+func DefaultSizes() SizeTable {
+	t := SizeTable{}
+	add := func(size int64, names ...string) {
+		for _, n := range names {
+			t[n] = size
+		}
+	}
+	add(1, "char", "signed_char", "unsigned_char", "byte", "c_bool", "int8_t", "uint8_t")
+	add(2, "short", "unsigned_short", "int16_t", "uint16_t")
+	add(4, "int", "unsigned", "float", "wchar", "int32_t", "uint32_t")
+	add(8, "long", "unsigned_long", "long_long", "unsigned_long_long", "double",
+		"int64_t", "uint64_t", "aint", "offset", "count", "c_float_complex", "c_complex")
+	add(16, "long_double", "c_double_complex")
+	add(32, "c_long_double_complex")
+	return t
+}
+
+// validTypeName reports whether s can name a basic type in the tree notation
+// and in TYPEMAP files: letters, digits and underscores, not all digits.
+func validTypeName(s string) bool {
+	if s == "" || len(s) > 256 {
+		return false
+	}
+	digits := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
+			digits = false
+		default:
+			return false
+		}
+	}
+	return !digits
+}
+
+// ParseTypeMap reads a type map in the TYPEMAP text format: one element per
+// line as "BASICTYPE DISPLACEMENT" (for example "int 0"), with blank lines
+// and '#' comments (to the end of the line) ignored. Errors name the line.
+func ParseTypeMap(r io.Reader) (TypeMap, error) {
+	var m TypeMap
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if k := strings.IndexByte(text, '#'); k >= 0 {
+			text = text[:k]
+		}
+		f := strings.Fields(text)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 2 {
+			return nil, fmt.Errorf("typemap line %d: want \"BASICTYPE DISPLACEMENT\", got %d fields", line, len(f))
+		}
+		if !validTypeName(f[0]) {
+			return nil, fmt.Errorf("typemap line %d: invalid basic type name %q", line, f[0])
+		}
+		d, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("typemap line %d: invalid displacement %q", line, f[1])
+		}
+		if d > MaxDisp || d < -MaxDisp {
+			return nil, fmt.Errorf("typemap line %d: displacement %d out of range ±2^61", line, d)
+		}
+		m = append(m, Elem{Type: f[0], Disp: d})
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("typemap line %d: line too long", line+1)
+		}
+		return nil, fmt.Errorf("typemap line %d: %w", line+1, err)
+	}
+	return m, nil
+}
+
+// checkMap validates a type map given to Reconstruct.
+func checkMap(m TypeMap) error {
+	if len(m) == 0 {
+		return errors.New("optimal: empty type map")
+	}
+	if len(m) > MaxLen {
+		return fmt.Errorf("optimal: type map has %d elements, more than the limit %d", len(m), MaxLen)
+	}
+	for i, e := range m {
+		if !validTypeName(e.Type) {
+			return fmt.Errorf("optimal: element %d: invalid basic type name %q", i, e.Type)
+		}
+		if e.Disp > MaxDisp || e.Disp < -MaxDisp {
+			return fmt.Errorf("optimal: element %d: displacement %d out of range ±2^61", i, e.Disp)
+		}
+	}
+	return nil
+}
+
+// addOK returns a+b and whether the sum stays within ±MaxDisp.
+func addOK(a, b int64) (int64, bool) {
+	if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+		return 0, false
+	}
+	s := a + b
+	return s, s <= MaxDisp && s >= -MaxDisp
+}
+
+// mulOK returns a*b and whether the product stays within ±MaxDisp.
+func mulOK(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, false
+	}
+	return p, p <= MaxDisp && p >= -MaxDisp
+}

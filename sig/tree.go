@@ -1,0 +1,241 @@
+package sig
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"weak"
+
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// node is what the cache remembers about one *datatype.Type.
+type node struct {
+	v val // the signature of one instance
+	// old is the one old type of a derived type whose signature is old's
+	// repeated; nil for structs and for types hashed from their type map
+	// (predefined types).
+	old *datatype.Type
+	// For struct types, the blocks with elements, in type-map order: the
+	// old type and the number of elements up to the end of each block; and
+	// pre[i], the signature of the blocks before block i (len(ends)+1
+	// entries). They make Prefix logarithmic in the number of blocks.
+	types []*datatype.Type
+	ends  []int64
+	pre   []val
+}
+
+// cache maps weak.Pointer[datatype.Type] to *node. An entry lives as long
+// as its type: a cleanup removes it when the type is collected. Types are
+// immutable, so an entry never goes stale.
+var cache sync.Map
+
+// lookup returns the node of t, computing and caching it (and its
+// children's) on first use. Concurrent first uses may compute it twice;
+// both results are equal.
+func lookup(t *datatype.Type) *node {
+	k := weak.Make(t)
+	if n, ok := cache.Load(k); ok {
+		return n.(*node)
+	}
+	n := build(t)
+	if old, loaded := cache.LoadOrStore(k, n); loaded {
+		return old.(*node)
+	}
+	runtime.AddCleanup(t, func(k weak.Pointer[datatype.Type]) { cache.Delete(k) }, k)
+	return n
+}
+
+// build computes the node of t from its children's: O(1) for types with one
+// old type (their signature is old's repeated Elements(t)/Elements(old)
+// times, however the copies are laid out), O(blocks) for structs.
+func build(t *datatype.Type) *node {
+	e := t.Elements()
+	if e <= 0 {
+		return &node{v: identity}
+	}
+	if t.Combiner() == datatype.CombinerNamed {
+		return &node{v: flat(t)}
+	}
+	a := t.Args()
+	if t.Combiner() == datatype.CombinerStruct {
+		n := &node{pre: []val{identity}}
+		acc := identity
+		for i, old := range a.Types {
+			ov := lookup(old).v
+			if ov.n == 0 || a.Blocklengths[i] <= 0 {
+				continue
+			}
+			acc = combine(acc, repeat(ov, a.Blocklengths[i]))
+			n.types = append(n.types, old)
+			n.ends = append(n.ends, acc.n)
+			n.pre = append(n.pre, acc)
+		}
+		n.v = acc
+		if acc.n != e { // cannot happen; never answer wrongly
+			return &node{v: flat(t)}
+		}
+		return n
+	}
+	if len(a.Types) != 1 {
+		return &node{v: flat(t)}
+	}
+	ov := lookup(a.Types[0]).v
+	if ov.n == 0 || e%ov.n != 0 { // cannot happen; never answer wrongly
+		return &node{v: flat(t)}
+	}
+	return &node{v: repeat(ov, e/ov.n), old: a.Types[0]}
+}
+
+// flat hashes the type map of one instance of t element by element. It is
+// used for predefined types (one basic element, or the two members of a
+// pair type) and as a safeguard should a type's element count ever disagree
+// with its children's.
+func flat(t *datatype.Type) val {
+	acc := identity
+	t.Walk(1, func(b datatype.Basic, _ int64) bool {
+		acc = combine(acc, leaf(b))
+		return true
+	})
+	return acc
+}
+
+// Of is the signature of one instance of t, computed from the type tree
+// (never the flattened type map) in O(nodes · log count) on first use and
+// remembered for t's lifetime, so later calls cost a map lookup. A nil t
+// has the empty signature.
+func Of(t *datatype.Type) Sig {
+	if t == nil {
+		return Sig{}
+	}
+	return lookup(t).v.sig()
+}
+
+// OfCount is the signature of count instances of t: Of(t) repeated count
+// times, in O(log count) once t is known.
+func OfCount(t *datatype.Type, count int64) (Sig, error) {
+	if t == nil {
+		return Sig{}, fmt.Errorf("sig: nil type")
+	}
+	if count < 0 {
+		return Sig{}, fmt.Errorf("sig: negative count %d", count)
+	}
+	v := lookup(t).v
+	if _, ok := mul(v.n, count); !ok {
+		return Sig{}, fmt.Errorf("sig: %d instances of %d elements: %w", count, v.n, ErrOverflow)
+	}
+	return repeat(v, count).sig(), nil
+}
+
+// Prefix is the signature of the first k basic elements of count instances
+// of t, for 0 ≤ k ≤ count·Elements(t). It descends the tree once: whole
+// instances and whole children are combined by Repeat and only the child
+// that holds element k is entered, so it costs O(depth · log) after the
+// first use of t (a struct costs a binary search over its blocks). It lets a
+// message shorter than the receive be checked exactly against the part
+// that arrived (removing the limitation of seed 004 §4).
+func Prefix(t *datatype.Type, count, k int64) (Sig, error) {
+	q, r, err := split(t, count, k)
+	if err != nil {
+		return Sig{}, err
+	}
+	v, _ := descend(t, r, false)
+	return combine(repeat(lookup(t).v, q), v).sig(), nil
+}
+
+// Element is the basic type of element k (counting from 0) of count
+// instances of t, found in O(depth · log) like Prefix.
+func Element(t *datatype.Type, count, k int64) (datatype.Basic, error) {
+	total, err := capacity(t, count)
+	if err != nil {
+		return 0, err
+	}
+	if k < 0 || k >= total {
+		return 0, fmt.Errorf("sig: element %d outside [0, %d)", k, total)
+	}
+	_, r, err := split(t, count, k)
+	if err != nil {
+		return 0, err
+	}
+	_, b := descend(t, r, true)
+	return b, nil
+}
+
+// capacity is the number of elements of count instances of t, capped at
+// MaxInt64 (every real element count fits below the cap).
+func capacity(t *datatype.Type, count int64) (int64, error) {
+	if t == nil {
+		return 0, fmt.Errorf("sig: nil type")
+	}
+	if count < 0 {
+		return 0, fmt.Errorf("sig: negative count %d", count)
+	}
+	n, ok := mul(lookup(t).v.n, count)
+	if !ok {
+		return 1<<63 - 1, nil
+	}
+	return n, nil
+}
+
+// split checks k against count instances of t and returns the number of
+// whole instances before element k and k's index within its instance.
+func split(t *datatype.Type, count, k int64) (q, r int64, err error) {
+	total, err := capacity(t, count)
+	if err != nil {
+		return 0, 0, err
+	}
+	if k < 0 || k > total {
+		return 0, 0, fmt.Errorf("sig: prefix of %d elements outside [0, %d]", k, total)
+	}
+	e := lookup(t).v.n
+	if e == 0 {
+		return 0, 0, nil
+	}
+	return k / e, k % e, nil
+}
+
+// descend returns the signature of the first r elements of one instance of
+// t (0 ≤ r < Elements(t), or r = 0), and, if elem, the basic type of element
+// r.
+func descend(t *datatype.Type, r int64, elem bool) (val, datatype.Basic) {
+	acc := identity
+	for r > 0 || elem {
+		n := lookup(t)
+		if n.v.n == 0 {
+			return acc, 0
+		}
+		if n.old == nil && n.pre == nil {
+			// a predefined type (or a type hashed flat): walk its elements
+			var b datatype.Basic
+			i := int64(0)
+			t.Walk(1, func(x datatype.Basic, _ int64) bool {
+				if i == r {
+					b = x
+					return false
+				}
+				acc = combine(acc, leaf(x))
+				i++
+				return true
+			})
+			return acc, b
+		}
+		var old *datatype.Type
+		if n.pre != nil { // struct: binary search for the block holding element r
+			i := sort.Search(len(n.ends), func(i int) bool { return n.ends[i] > r })
+			if i == len(n.ends) { // cannot happen for r < Elements(t)
+				return acc, 0
+			}
+			acc = combine(acc, n.pre[i])
+			r -= n.pre[i].n
+			old = n.types[i]
+		} else {
+			old = n.old
+		}
+		ov := lookup(old).v
+		acc = combine(acc, repeat(ov, r/ov.n))
+		r %= ov.n
+		t = old
+	}
+	return acc, 0
+}

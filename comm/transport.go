@@ -1,6 +1,9 @@
 package comm
 
-import "github.com/ddtlab/ddt"
+import (
+	"github.com/ddtlab/ddt"
+	"github.com/ddtlab/ddt/sig"
+)
 
 // Communicator is the point-to-point API that every transport implements:
 // the in-process ranks of a World (*Comm) and, with build tag mpi, real MPI
@@ -36,18 +39,24 @@ func NewPolledRequest(poll func()) *Request {
 }
 
 // Signature is what a transport sends ahead of a message so that the
-// receiver can check it: the signature hash of the message's basic
-// elements, their number and the packed size.
+// receiver can check it: the signature of the message's basic elements
+// and the packed size.
 type Signature struct {
-	Hash     uint64
-	Elements int64
-	Bytes    int64
+	Sig   sig.Sig
+	Bytes int64
 }
 
 // SignatureOf is the signature of count instances of t.
-func SignatureOf(t *ddt.Committed, count int64) Signature {
-	h := headerOf(t.Type(), count)
-	return Signature{Hash: h.hash, Elements: h.elements, Bytes: h.bytes}
+func SignatureOf(t *ddt.Committed, count int64) (Signature, error) {
+	size, err := t.PackSize(count)
+	if err != nil {
+		return Signature{}, err
+	}
+	h, err := headerOf(t.Type(), count, size)
+	if err != nil {
+		return Signature{}, err
+	}
+	return Signature{Sig: h.sig, Bytes: h.bytes}, nil
 }
 
 // Check reports whether a message with signature s may be received into
@@ -55,5 +64,5 @@ func SignatureOf(t *ddt.Committed, count int64) Signature {
 // wrapping ErrTruncate if the message is longer, ErrType if its signature
 // is not the prefix of t's of the same length.
 func (s Signature) Check(t *ddt.Committed, count int64) error {
-	return header{hash: s.Hash, elements: s.Elements, bytes: s.Bytes}.check(t.Type(), count)
+	return header{sig: s.Sig, bytes: s.Bytes}.check(t.Type(), count)
 }

@@ -70,9 +70,11 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 		return c.rawSend(buf, dest, tag)
 	}
 	w := c.w
-	sig := comm.SignatureOf(buf.Type, buf.Count)
-	sig.Bytes = p.Size()
-	st := comm.NewStatus(w.rank, tag, sig.Bytes, sig.Elements)
+	sig, err := comm.SignatureOf(buf.Type, buf.Count)
+	if err != nil {
+		return nil, err
+	}
+	st := comm.NewStatus(w.rank, tag, sig.Bytes, sig.Sig.N)
 	req := w.newRequest()
 
 	// pack outside the lock: inline into the header message, or into a
@@ -250,7 +252,7 @@ func (c *Comm) Irecv(buf comm.Buffer, source, tag int) (*comm.Request, error) {
 // deliver moves the message of header in into receive r, checking the
 // signature first. w.mu is held.
 func (w *world) deliver(in *incoming, r *recvOp) {
-	st := comm.NewStatus(in.src, in.tag, in.sig.Bytes, in.sig.Elements)
+	st := comm.NewStatus(in.src, in.tag, in.sig.Bytes, in.sig.Sig.N)
 	if err := in.sig.Check(r.buf.Type, r.buf.Count); err != nil {
 		w.drain(in)
 		r.req.Complete(st, fmt.Errorf("recv from rank %d, tag %d: %w", in.src, in.tag, err))
@@ -437,7 +439,7 @@ func (c *Comm) Iprobe(source, tag int) (st comm.Status, ok bool, err error) {
 	r := &recvOp{src: source, tag: tag}
 	for _, m := range w.unexpected {
 		if r.matches(m) {
-			return comm.NewStatus(m.src, m.tag, m.sig.Bytes, m.sig.Elements), true, nil
+			return comm.NewStatus(m.src, m.tag, m.sig.Bytes, m.sig.Sig.N), true, nil
 		}
 	}
 	return comm.Status{}, false, nil

@@ -63,8 +63,9 @@ type Options struct {
 	InlineLimit int
 }
 
-// header layout: hash, elements, bytes, data tag (-1: data inline)
-const hdrSize = 32
+// header layout, little-endian 64-bit words: signature hash, elements,
+// bytes, data tag (-1: data inline), uniform basic type (+1; 0: none)
+const hdrSize = 40
 
 // hdrRing is the number of header receives kept posted.
 const hdrRing = 4
@@ -355,10 +356,13 @@ func (w *world) parseHeader(buf unsafe.Pointer, r result) *incoming {
 	}
 	b := unsafe.Slice((*byte)(buf), r.bytes)
 	in := &incoming{src: r.src, tag: r.tag}
-	in.sig.Hash = le64(b[0:])
-	in.sig.Elements = int64(le64(b[8:]))
+	in.sig.Sig.Hash = le64(b[0:])
+	in.sig.Sig.N = int64(le64(b[8:]))
 	in.sig.Bytes = int64(le64(b[16:]))
 	in.dataTag = int(int64(le64(b[24:])))
+	if u := le64(b[32:]); u > 0 && u <= uint64(datatype.NumBasic) {
+		in.sig.Sig.Uniform, in.sig.Sig.Basic = true, datatype.Basic(u-1)
+	}
 	if in.dataTag < 0 {
 		in.inline = append([]byte(nil), b[hdrSize:]...)
 		if int64(len(in.inline)) != in.sig.Bytes {
@@ -369,10 +373,15 @@ func (w *world) parseHeader(buf unsafe.Pointer, r result) *incoming {
 }
 
 func putHeader(b []byte, s comm.Signature, dataTag int) {
-	put64(b[0:], s.Hash)
-	put64(b[8:], uint64(s.Elements))
+	put64(b[0:], s.Sig.Hash)
+	put64(b[8:], uint64(s.Sig.N))
 	put64(b[16:], uint64(s.Bytes))
 	put64(b[24:], uint64(int64(dataTag)))
+	var u uint64
+	if s.Sig.Uniform {
+		u = uint64(s.Sig.Basic) + 1
+	}
+	put64(b[32:], u)
 }
 
 func le64(b []byte) uint64 {

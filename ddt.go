@@ -8,6 +8,7 @@ import (
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
 	"github.com/ddtlab/ddt/internal/ref"
+	"github.com/ddtlab/ddt/optimal"
 )
 
 // Engine selects how a committed type moves data.
@@ -48,12 +49,22 @@ func ParseEngine(name string) (Engine, error) {
 // Options configure Commit.
 type Options struct {
 	Engine Engine
+	// Normalize lets commit replace the type's internal description by a
+	// cheaper one with the same type map, lower bound and extent (seed 000,
+	// section VI; optimal.Normalize with optimal.CommitNormalizeOptions:
+	// exact reconstruction only on small sequences, a work budget of about
+	// a millisecond, and nothing done for types with very large trees). The
+	// user's type, its Contents and everything Committed reports about it
+	// are unchanged; only the engines run on the normalized type. The
+	// reference engine never normalizes.
+	Normalize bool
 }
 
 // Committed is a type ready to pack and unpack. It is immutable and safe
 // for concurrent use.
 type Committed struct {
 	t      *datatype.Type
+	exec   *datatype.Type // what the engines run: t, or t normalized
 	engine Engine
 	prog   *dame.Program
 	interp *engine.Interp
@@ -75,9 +86,12 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	if e == Auto {
 		e = Compiled
 	}
-	c := &Committed{t: t, engine: e}
+	c := &Committed{t: t, exec: t, engine: e}
 	if e != Reference {
-		c.prog = dame.Compile(t)
+		if opts.Normalize {
+			c.exec = normalized(t)
+		}
+		c.prog = dame.Compile(c.exec)
 		switch e {
 		case Interpreter:
 			c.interp = engine.NewInterp(c.prog)
@@ -88,13 +102,29 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	return c, nil
 }
 
-// Program returns the DAME program t was compiled to (computing it if the
-// type was committed for the reference engine).
+// Program returns the DAME program the type was compiled to (computing it
+// if the type was committed for the reference engine); with
+// Options.Normalize it is the program of the normalized type.
 func (c *Committed) Program() *dame.Program {
 	if c.prog == nil {
-		return dame.Compile(c.t)
+		return dame.Compile(c.exec)
 	}
 	return c.prog
+}
+
+// Normalized reports whether the engines run on a normalized form of the
+// type (see Options.Normalize).
+func (c *Committed) Normalized() bool { return c.exec != c.t }
+
+// normalized returns t normalized within the commit budget, or t itself if
+// that gains nothing or fails. The result has t's type map, lower bound and
+// extent, which is all the engines depend on.
+func normalized(t *datatype.Type) *datatype.Type {
+	nt, before, after, err := optimal.Normalize(t, optimal.CommitNormalizeOptions())
+	if err != nil || after >= before || nt.LB() != t.LB() || nt.Extent() != t.Extent() || nt.Size() != t.Size() {
+		return t
+	}
+	return nt
 }
 
 // Type returns the committed type.

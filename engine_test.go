@@ -114,6 +114,13 @@ var fastEngines = []Engine{Interpreter, Compiled}
 // whole and in random chunks, and compares with the reference engine.
 func checkEngines(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64) {
 	t.Helper()
+	checkEnginesWith(t, r, ty, count, false)
+}
+
+// checkEnginesWith is checkEngines, committing the fast engines with
+// Options.Normalize set to normalize.
+func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64, normalize bool) {
+	t.Helper()
 	ref, err := CommitWith(ty, Options{Engine: Reference})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +135,7 @@ func checkEngines(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64) {
 		t.Fatal(err)
 	}
 	for _, e := range fastEngines {
-		c, err := CommitWith(ty, Options{Engine: e})
+		c, err := CommitWith(ty, Options{Engine: e, Normalize: normalize})
 		if err != nil {
 			t.Fatal(err)
 		}

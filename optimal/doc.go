@@ -90,6 +90,18 @@
 // n <= 8 and against a literal implementation of the paper's O(n^4)
 // algorithm for n <= 60 (oracle_test.go).
 //
+// # MPI types and normalization
+//
+// ToType maps a tree to MPI constructors of package datatype with exactly
+// the tree's type map (vec to hvector, idx to hindexed_block, idxbuc to
+// hindexed of a resized subtree, struc to struct, contiguous leaf to
+// contiguous); TreeOf maps an MPI type to the tree that stores the same
+// arguments, and Cost is that tree's cost. Normalize (seed 000, section VI)
+// returns an equivalent MPI type that costs no more: exactly optimal for
+// small type maps, and for large ones a normalization whose work is bounded
+// by the size of the type's tree (NormalizeTree). ddt.Options.Normalize
+// applies it at commit within CommitNormalizeOptions.
+//
 // # DAGs
 //
 // Fold shares identical subtrees of a tree, giving a DAG whose additive cost

@@ -86,9 +86,11 @@ type solver struct {
 	d     []int64
 	names []string
 	size  []int64
-	cm    CostModel
-	set   Constructors
-	w     int32 // Ix + Type: weight of one struc entry
+	// leafCost is the cost of a leaf per type id (normally cm.Leaf).
+	leafCost []int32
+	cm       CostModel
+	set      Constructors
+	w        int32 // Ix + Type: weight of one struc entry
 
 	opt  []int32
 	kind []uint8
@@ -121,6 +123,14 @@ func (s *solver) p(a, j int) int32 { return s.pcol[co(j)+a] }
 // documented restriction: strided bucket (sbuc) nodes are considered only in
 // the canonical form described in the package documentation.
 func Reconstruct(m TypeMap, opts Options) (tree *Node, cost int64, err error) {
+	return reconstruct(m, opts, nil)
+}
+
+// reconstruct is Reconstruct where the leaf of a basic type named in
+// leafCost costs that much instead of opts.Cost.Leaf. Normalize uses it to
+// reconstruct over sequences of opaque subtrees ("symbols") whose cost is
+// their own tree's cost.
+func reconstruct(m TypeMap, opts Options, leafCost map[string]int64) (tree *Node, cost int64, err error) {
 	defer func() {
 		// build and strucParts panic only if the tables are inconsistent,
 		// which would be a bug in this package; report it as an error.
@@ -137,11 +147,15 @@ func Reconstruct(m TypeMap, opts Options) (tree *Node, cost int64, err error) {
 	}
 	if c := opts.Cost; opts.Constructors.Has(AllowStruc) {
 		// Every segment has the trivial struc tree, which bounds all costs.
-		if bound := c.Struc + int64(len(m))*(c.Ix+c.Type+c.Leaf); bound > capCheck {
+		maxLeaf := c.Leaf
+		for _, v := range leafCost {
+			maxLeaf = max(maxLeaf, v)
+		}
+		if bound := c.Struc + int64(len(m))*(c.Ix+c.Type+maxLeaf); bound > capCheck {
 			return nil, 0, fmt.Errorf("optimal: costs may reach %d, more than %d; use smaller cost constants", bound, costCap)
 		}
 	}
-	s := newSolver(m, opts)
+	s := newSolver(m, opts, leafCost)
 	s.run()
 	if s.overflow {
 		return nil, 0, fmt.Errorf("optimal: costs exceed %d; use smaller cost constants", costCap)
@@ -175,7 +189,7 @@ func shiftChain(n *Node, x int64) {
 	}
 }
 
-func newSolver(m TypeMap, o Options) *solver {
+func newSolver(m TypeMap, o Options, leafCost map[string]int64) *solver {
 	n := len(m)
 	s := &solver{n: n, cm: o.Cost, set: o.Constructors, t: make([]int32, n), d: make([]int64, n)}
 	s.w = int32(o.Cost.Ix + o.Cost.Type)
@@ -191,6 +205,11 @@ func newSolver(m TypeMap, o Options) *solver {
 				sz = 0
 			}
 			s.size = append(s.size, sz)
+			lc, ok := leafCost[e.Type]
+			if !ok {
+				lc = o.Cost.Leaf
+			}
+			s.leafCost = append(s.leafCost, clampCost(lc))
 		}
 		s.t[i] = id
 		s.d[i] = e.Disp
@@ -320,7 +339,6 @@ func (s *solver) run() {
 	}
 	wrapCost, wrapK := s.wrap()
 	cm := s.cm
-	kLeafCost := clampCost(cm.Leaf)
 	kContigCost := clampCost(cm.Contig)
 	strucK := int32(cm.Struc)
 	w := s.w
@@ -339,7 +357,7 @@ func (s *solver) run() {
 			x := l - 1
 			best, bk, ba := inf, kNone, uint16(0)
 			if l == 1 {
-				best, bk = kLeafCost, kLeaf
+				best, bk = s.leafCost[s.t[i]], kLeaf
 			} else if int(s.contigEnd[i]) >= j {
 				best, bk = kContigCost, kContig
 			}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/lang"
+	"github.com/ddtlab/ddt/optimal"
+)
+
+func init() {
+	register(&command{name: "reconstruct", args: "TYPEMAP [--cost K=V,...] [--constructors LIST] [-o OUT.ddt]",
+		summary: "print cost: N and a least-cost type tree (seed 000) for a type map of BASICTYPE DISPLACEMENT lines; -o writes it as a .ddt file",
+		run:     runReconstruct})
+	register(&command{name: "normalize", args: "TYPE [--cost K=V,...] [-o OUT.ddt]",
+		summary: "print cost_before, cost_after and a cheaper type tree with the same type map (seed 000 §VI); -o writes it as a .ddt file",
+		run:     runNormalize})
+}
+
+const costHelp = "cost constants as KEY=VALUE,... (leaf, vec, idx, idxbuc, struc, ix, bucket, type, contig, sbuc; default leaf=2,vec=4,idx=3,idxbuc=4,struc=2,ix=1,bucket=1,type=1)"
+
+// readInput reads a file, or stdin for "-".
+func readInput(e *env, path string) (io.Reader, func(), error) {
+	if path == "-" {
+		return e.stdin, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// writeDDT writes t as a .ddt file.
+func writeDDT(path string, t *datatype.Type) error {
+	return os.WriteFile(path, []byte(lang.Format(t)), 0o644)
+}
+
+func runReconstruct(e *env, args []string) error {
+	fs := flag.NewFlagSet("reconstruct", flag.ContinueOnError)
+	costs := fs.String("cost", "", costHelp)
+	ctors := fs.String("constructors", "default", "constructors the tree may use: leaf,vec,idx,idxbuc,struc and the opt-in contig,sbuc (or default, all)")
+	out := fs.String("o", "", "also write the tree as a .ddt file whose type map equals the input")
+	pos, err := parse(e, lookup("reconstruct"), fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, 1, 1, "TYPEMAP"); err != nil {
+		return err
+	}
+	opts := optimal.DefaultOptions()
+	if opts.Cost, err = optimal.ParseCost(*costs); err != nil {
+		return &usageError{"--cost: " + err.Error()}
+	}
+	if opts.Constructors, err = optimal.ParseConstructors(*ctors); err != nil {
+		return &usageError{"--constructors: " + err.Error()}
+	}
+	if opts.Constructors == 0 {
+		opts.Constructors = optimal.DefaultConstructors
+	}
+	r, done, err := readInput(e, pos[0])
+	if err != nil {
+		return err
+	}
+	m, err := optimal.ParseTypeMap(r)
+	done()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	tree, cost, err := optimal.Reconstruct(m, opts)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		t, err := optimal.ToType(tree)
+		if err != nil {
+			return fmt.Errorf("-o: %w", err)
+		}
+		if err := writeDDT(*out, t); err != nil {
+			return err
+		}
+	}
+	w := bufio.NewWriter(e.stdout)
+	fmt.Fprintf(w, "cost: %d\n%s\n", cost, tree)
+	return w.Flush()
+}
+
+func runNormalize(e *env, args []string) error {
+	fs := flag.NewFlagSet("normalize", flag.ContinueOnError)
+	costs := fs.String("cost", "", costHelp)
+	out := fs.String("o", "", "also write the normalized type as a .ddt file (same type map, lb and extent)")
+	pos, err := parse(e, lookup("normalize"), fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
+		return err
+	}
+	opts := optimal.DefaultNormalizeOptions()
+	if opts.Cost, err = optimal.ParseCost(*costs); err != nil {
+		return &usageError{"--cost: " + err.Error()}
+	}
+	t, err := loadType(e, pos[0])
+	if err != nil {
+		return err
+	}
+	tree, before, after, err := optimal.NormalizeTree(t, opts)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		nt := t
+		if after < before {
+			if nt, err = optimal.ToTypeLike(tree, t); err != nil {
+				return fmt.Errorf("-o: %w", err)
+			}
+		}
+		if err := writeDDT(*out, nt); err != nil {
+			return err
+		}
+	}
+	w := bufio.NewWriter(e.stdout)
+	fmt.Fprintf(w, "cost_before: %d\ncost_after: %d\n%s\n", before, after, tree)
+	return w.Flush()
+}

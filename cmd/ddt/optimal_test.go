@@ -1,0 +1,177 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// rowColTypemap is seed 000 §II for an n x n int matrix as a TYPEMAP.
+func rowColTypemap(n int) string {
+	var b strings.Builder
+	b.WriteString("# row, then column\n")
+	for k := range n {
+		fmt.Fprintf(&b, "int %d\n", 4*k)
+	}
+	for k := 1; k < n; k++ {
+		fmt.Fprintf(&b, "int %d   # column\n", 4*n*k)
+	}
+	return b.String()
+}
+
+func TestReconstruct(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "m.typemap", rowColTypemap(10))
+	outFile := filepath.Join(dir, "out.ddt")
+	out, errs, st := cli(t, "", "reconstruct", in, "-o", outFile)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	want := "cost: 18\nstruc(2, [0, 40], [vec(10, 4, leaf(int)), vec(9, 40, leaf(int))])\n"
+	if out != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+	// The written type's type map is the input.
+	tm, errs, st := cli(t, "", "typemap", outFile)
+	if st != 0 {
+		t.Fatalf("typemap: %s", errs)
+	}
+	var plain strings.Builder
+	for _, l := range strings.Split(rowColTypemap(10), "\n") {
+		if l, _, _ = strings.Cut(l, "#"); strings.TrimSpace(l) != "" {
+			plain.WriteString(strings.Join(strings.Fields(l), " ") + "\n")
+		}
+	}
+	if tm != plain.String() {
+		t.Fatalf("type map of -o file:\n%s\nwant\n%s", tm, plain.String())
+	}
+}
+
+func TestReconstructOptions(t *testing.T) {
+	m := "int 3\nint 5\nint 7\nint 9\nint 11\n"
+	out, errs, st := cli(t, m, "reconstruct", "-")
+	if st != 0 || out != "cost: 8\nidxbuc(1, 2, [3], [5], leaf(int))\n" {
+		t.Fatalf("stdin: %d %q %s", st, out, errs)
+	}
+	out, errs, st = cli(t, m, "reconstruct", "-", "--constructors", "leaf,vec,idx")
+	if st != 0 || !strings.HasPrefix(out, "cost: 10\nidx(") {
+		t.Fatalf("leaf,vec,idx: %d %q %s", st, out, errs)
+	}
+	out, errs, st = cli(t, m, "reconstruct", "-", "--cost", "idxbuc=40,vec=1")
+	if st != 0 || !strings.HasPrefix(out, "cost: 7\n") || strings.Contains(out, "idxbuc") {
+		t.Fatalf("--cost: %d %q %s", st, out, errs)
+	}
+	out, errs, st = cli(t, "int 0\nint 4\nint 8\n", "reconstruct", "-", "--constructors", "all")
+	if st != 0 || out != "cost: 2\nleaf(3, int)\n" {
+		t.Fatalf("all: %d %q %s", st, out, errs)
+	}
+}
+
+func TestNormalizeCommand(t *testing.T) {
+	dir := t.TempDir()
+	// Seed 000 §II as INDEXED: the row as one block, the column element by
+	// element.
+	var bls, ds []string
+	bls, ds = append(bls, "100"), append(ds, "0")
+	for k := 1; k < 100; k++ {
+		bls, ds = append(bls, "1"), append(ds, fmt.Sprint(100*k))
+	}
+	src := fmt.Sprintf("indexed([%s], [%s], int)\n", strings.Join(bls, ", "), strings.Join(ds, ", "))
+	in := writeFile(t, dir, "indexed.ddt", src)
+	outFile := filepath.Join(dir, "norm.ddt")
+	out, errs, st := cli(t, "", "normalize", in, "-o", outFile)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	want := "cost_before: 206\ncost_after: 18\nstruc(2, [0, 400], [vec(100, 4, leaf(int)), vec(99, 400, leaf(int))])\n"
+	if out != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+	for _, count := range []string{"1", "3"} {
+		a, _, _ := cli(t, "", "typemap", in, "--count", count)
+		b, errs, st := cli(t, "", "typemap", outFile, "--count", count)
+		if st != 0 || a != b {
+			t.Fatalf("type map of %s instances differs after normalize (%s)", count, errs)
+		}
+	}
+	sa, _, _ := cli(t, "", "show", in)
+	sb, _, _ := cli(t, "", "show", outFile)
+	for _, key := range []string{"size:", "extent:", "lb:", "elements:", "blocks:", "signature:"} {
+		if line(sa, key) != line(sb, key) {
+			t.Errorf("show %s: %q vs %q", key, line(sa, key), line(sb, key))
+		}
+	}
+	// Already optimal: printed as is, and -o writes the input type.
+	out, errs, st = cli(t, "", "normalize", "testdata/rowcol.ddt", "--cost", "vec=4")
+	if st != 0 || !strings.HasPrefix(out, "cost_before: 18\ncost_after: 18\nstruc(") {
+		t.Fatalf("rowcol: %d %q %s", st, out, errs)
+	}
+	out, errs, st = cli(t, "contiguous(0, int)", "normalize", "-")
+	if st != 0 || !strings.HasPrefix(out, "cost_before: 6\ncost_after: 6\n") {
+		t.Fatalf("empty type: %d %q %s", st, out, errs)
+	}
+}
+
+func line(out, key string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, key) {
+			return l
+		}
+	}
+	return ""
+}
+
+func TestOptimalErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "m.typemap", "int 0\nint 8\n")
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"reconstruct"}, "missing TYPEMAP"},
+		{"", []string{"reconstruct", good, good}, "unexpected argument"},
+		{"", []string{"reconstruct", filepath.Join(dir, "none")}, "no such file"},
+		{"", []string{"reconstruct", good, "--cost", "foo=1"}, `unknown cost key "foo"`},
+		{"", []string{"reconstruct", good, "--cost", "vec"}, "KEY=VALUE"},
+		{"", []string{"reconstruct", good, "--cost", "vec=-1"}, "out of range"},
+		{"", []string{"reconstruct", good, "--constructors", "leaf,tree"}, `unknown constructor "tree"`},
+		{"int 0\nint\n", []string{"reconstruct", "-"}, "line 2"},
+		{"int 0\nint 1x\n", []string{"reconstruct", "-"}, `invalid displacement "1x"`},
+		{"int 0\n3 0\n", []string{"reconstruct", "-"}, "invalid basic type name"},
+		{"# nothing\n", []string{"reconstruct", "-"}, "empty type map"},
+		{"int 4\n", []string{"reconstruct", "-", "--constructors", "leaf,vec"}, "not representable"},
+		{"widget 0\n", []string{"reconstruct", "-", "-o", filepath.Join(dir, "w.ddt")}, "not a basic MPI type"},
+		{"", []string{"reconstruct", good, "--bogus"}, "bogus"},
+		{"", []string{"normalize"}, "missing TYPE"},
+		{"", []string{"normalize", "testdata/none.ddt"}, "no such file"},
+		{"vector(", []string{"normalize", "-"}, "<stdin>"},
+		{"int", []string{"normalize", "-", "--cost", "leaf=x"}, "invalid integer"},
+		{"int", []string{"normalize", "-", "--constructors", "all"}, "constructors"},
+	} {
+		out, errs, st := cli(t, c.stdin, c.args...)
+		if st != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) || strings.Contains(errs, "goroutine") {
+			t.Errorf("%v: status %d, stdout %q, stderr %q (want one line containing %q)", c.args, st, out, errs, c.want)
+		}
+	}
+}
+
+func TestOptimalHelp(t *testing.T) {
+	for _, cmd := range []string{"reconstruct", "normalize"} {
+		_, errs, st := cli(t, "", cmd, "-h")
+		if st != 0 || !strings.Contains(errs, "Usage: ddt "+cmd) {
+			t.Errorf("%s -h: %d %q", cmd, st, errs)
+		}
+	}
+}

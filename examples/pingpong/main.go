@@ -8,8 +8,8 @@
 //
 //   - raw: handed to MPI as a native datatype, nothing else;
 //   - native: the same through the checked transport (signature header);
-//   - normalized: as the layout normalized by us, a struct of a contiguous
-//     row and a vector column, natively;
+//   - raw and native again on the description normalized by package
+//     optimal (optimal.Normalize: same type map, least-cost tree);
 //   - packed: packed by ddt and sent as bytes (after the header, or inside
 //     it when small).
 //
@@ -32,6 +32,7 @@ import (
 	"github.com/ddtlab/ddt/comm"
 	"github.com/ddtlab/ddt/comm/mpi"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/optimal"
 )
 
 func main() {
@@ -53,7 +54,7 @@ func main() {
 }
 
 // layouts returns the three descriptions of row 0 + column 0 of an n×n
-// int matrix, and the normalized one.
+// int matrix, and each normalized by package optimal.
 func layouts(n int64) (names []string, types []*datatype.Type, err error) {
 	it := datatype.Of(datatype.Int)
 	var displs []int64
@@ -85,15 +86,17 @@ func layouts(n int64) (names []string, types []*datatype.Type, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	row, err := datatype.Contiguous(n, it)
-	if err != nil {
-		return nil, nil, err
+	names = []string{"INDEXED_BLOCK", "INDEXED", "STRUCT_VEC"}
+	types = []*datatype.Type{ib, ix, sv}
+	for i := range 3 {
+		nt, before, after, err := optimal.Normalize(types[i], optimal.NormalizeOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		names = append(names, fmt.Sprintf("%s normalized (cost %d → %d)", names[i], before, after))
+		types = append(types, nt)
 	}
-	norm, err := datatype.Struct([]int64{1, 1}, []int64{0, 4 * n}, []*datatype.Type{row, col})
-	if err != nil {
-		return nil, nil, err
-	}
-	return []string{"INDEXED_BLOCK", "INDEXED", "STRUCT_VEC", "normalized"}, []*datatype.Type{ib, ix, sv, norm}, nil
+	return names, types, nil
 }
 
 func run(c *mpi.Comm, ns string, iters int) error {
@@ -133,7 +136,7 @@ func run(c *mpi.Comm, ns string, iters int) error {
 				{"packed-inline", c.WithMode(mpi.Packed).WithInlineLimit(mpi.MaxInline)},
 			}
 			for _, m := range modes {
-				if names[i] == "normalized" && m.name != "native" && m.name != "raw" {
+				if i >= 3 && m.name != "native" && m.name != "raw" {
 					continue // packing does not depend on the description
 				}
 				us, err := pingpong(m.c, comm.Buffer{Data: data, Count: 1, Type: ct}, iters)

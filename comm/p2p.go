@@ -11,6 +11,7 @@ type Request struct {
 	done chan struct{}
 	st   Status
 	err  error
+	poll func() // makes progress, for transports that need it (NewPolledRequest)
 }
 
 func newRequest() *Request { return &Request{done: make(chan struct{})} }
@@ -22,6 +23,16 @@ func (r *Request) complete(st Status, err error) {
 
 // Wait blocks until the operation completes and returns its status and error.
 func (r *Request) Wait() (Status, error) {
+	if r.poll != nil {
+		for {
+			select {
+			case <-r.done:
+				return r.st, r.err
+			default:
+				r.poll()
+			}
+		}
+	}
 	<-r.done
 	return r.st, r.err
 }
@@ -29,6 +40,9 @@ func (r *Request) Wait() (Status, error) {
 // Test reports whether the operation has completed, and if so its status
 // and error.
 func (r *Request) Test() (bool, Status, error) {
+	if r.poll != nil {
+		r.poll()
+	}
 	select {
 	case <-r.done:
 		return true, r.st, r.err

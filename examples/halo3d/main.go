@@ -1,10 +1,12 @@
-// Command halo3d runs a 3-D halo exchange on in-process ranks: each rank
+// Command halo3d runs a 3-D halo exchange on in-process ranks, or on MPI
+// (build with -tags mpi and launch with mpirun): each rank
 // owns an n×n×n block of a global array of float64 with one layer of ghost
 // cells, and exchanges its six faces with its neighbours on a periodic
 // process grid, describing every face as a subarray type. It then checks
 // every ghost cell against the global array.
 //
 //	go run ./examples/halo3d -ranks 8 -n 32
+//	go build -tags mpi -o halo3d ./examples/halo3d && mpirun -np 8 ./halo3d -n 32
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/comm"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/examples/internal/runner"
 )
 
 func main() {
@@ -52,11 +55,11 @@ func grid(ranks int) [3]int {
 }
 
 func run(ranks int, n int64, iters int) error {
-	g := grid(ranks)
-	w, err := comm.NewWorld(ranks, comm.Options{})
-	if err != nil {
-		return err
+	if n <= 0 {
+		return fmt.Errorf("n = %d must be positive", n)
 	}
+	ranks = runner.Ranks(ranks)
+	g := grid(ranks)
 	m := n + 2 // with ghost layers
 	dbl := datatype.Of(datatype.Double)
 	sizes := []int64{m, m, m}
@@ -98,7 +101,7 @@ func run(ranks int, n int64, iters int) error {
 		return float64(c[0]*1_000_000 + c[1]*1_000 + c[2])
 	}
 	start := time.Now()
-	err = w.Run(func(c *comm.Comm) error {
+	w, err := runner.Run(ranks, func(c comm.Communicator) error {
 		r := c.Rank()
 		coord := [3]int{r / (g[1] * g[2]), r / g[2] % g[1], r % g[2]}
 		rankOf := func(k [3]int) int {
@@ -155,7 +158,7 @@ func run(ranks int, n int64, iters int) error {
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || !w.Leader {
 		return err
 	}
 	el := time.Since(start)

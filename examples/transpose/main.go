@@ -1,11 +1,12 @@
 // Command transpose runs the transpose step of a distributed 2-D FFT on
-// in-process ranks: an N×N matrix of complex128, distributed by rows, is
+// in-process ranks, or on MPI (build with -tags mpi, launch with mpirun): an N×N matrix of complex128, distributed by rows, is
 // transposed with one all-to-all in which the send type cuts each rank's
 // rows into column blocks and the receive type writes every block
 // transposed, so no rank runs a local transpose loop. It then checks the
 // result.
 //
 //	go run ./examples/transpose -ranks 4 -n 512
+//	go build -tags mpi -o transpose ./examples/transpose && mpirun -np 4 ./transpose -n 512
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/comm"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/examples/internal/runner"
 )
 
 func main() {
@@ -30,6 +32,7 @@ func main() {
 }
 
 func run(ranks int, n int64) error {
+	ranks = runner.Ranks(ranks)
 	p := int64(ranks)
 	if n <= 0 || n%p != 0 {
 		return fmt.Errorf("n = %d must be a positive multiple of ranks = %d", n, ranks)
@@ -67,13 +70,9 @@ func run(ranks int, n int64) error {
 	if err != nil {
 		return err
 	}
-	w, err := comm.NewWorld(ranks, comm.Options{})
-	if err != nil {
-		return err
-	}
 	val := func(i, j int64) uint64 { return uint64(i*n + j) } // real part of A[i][j]
 	start := time.Now()
-	err = w.Run(func(c *comm.Comm) error {
+	w, err := runner.Run(ranks, func(c comm.Communicator) error {
 		r := int64(c.Rank())
 		a := make([]byte, es*b*n)
 		for i := range b {
@@ -94,7 +93,7 @@ func run(ranks int, n int64) error {
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || !w.Leader {
 		return err
 	}
 	el := time.Since(start)

@@ -1,0 +1,28 @@
+package commtest
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ddtlab/ddt/comm"
+)
+
+// TestInProcess runs the suite on in-process ranks with small packets.
+func TestInProcess(t *testing.T) {
+	for _, n := range []int{2, 3, 4} {
+		for _, tc := range Suite {
+			if n < tc.MinRanks {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%d", tc.Name, n), func(t *testing.T) {
+				w, err := comm.NewWorld(n, comm.Options{EagerLimit: 64, PacketSize: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := w.RunAll(tc.Run); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}

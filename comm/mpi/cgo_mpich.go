@@ -1,0 +1,9 @@
+//go:build mpi && mpich
+
+package mpi
+
+// #cgo pkg-config: mpich
+import "C"
+
+// Library is the MPI library the package is built against.
+const Library = "MPICH"

@@ -1,0 +1,54 @@
+// Package mpi is the real-MPI transport of package comm: the same
+// point-to-point API (comm.Communicator) over MPI_COMM_WORLD through cgo,
+// for programs that outgrow one machine. It is built only with the build
+// tag mpi; the default build needs no MPI.
+//
+// Open MPI is the default (pkg-config ompi-c); add the tag mpich to build
+// against MPICH (pkg-config mpich):
+//
+//	go build -tags mpi ./...          # Open MPI
+//	go build -tags mpi,mpich ./...    # MPICH
+//	mpirun -np 4 ./program
+//
+// Init starts MPI and returns the communicator of this process's rank;
+// Finalize ends it and frees every MPI datatype made along the way.
+//
+// # Modes
+//
+// A Comm sends in one of three modes (Options.Mode, Comm.WithMode):
+//
+//   - Packed: ddt packs the data and MPI moves bytes. A message travels as a
+//     header (signature hash, element count, packed size) with the packed
+//     data inline when it is small, or as the header followed by a data
+//     message.
+//   - Native: the type is handed to MPI as a native datatype built from the
+//     type tree with MPI_Type_create_* (cached per *datatype.Type, freed at
+//     Finalize), and MPI moves the data from and to the Go buffer without
+//     ddt packing it. The header travels first, as in Packed mode.
+//   - Raw: the native datatype and nothing else, exactly as a C program
+//     would call MPI: no header, no signature checks, MPI's own matching.
+//
+// Packed and Native interoperate: the receiver's mode decides how the data
+// lands. In both, the receiver matches headers itself with MPI's rules
+// (posting order, non-overtaking order per sender, wildcards), checks the
+// signature exactly as package comm does, and on a mismatch or truncation
+// drains the data into scratch memory and returns comm.ErrType or
+// comm.ErrTruncate with the receive buffer untouched. Raw messages are a
+// separate world: they match only Raw receives.
+//
+// # Progress and threads
+//
+// MPI is initialized with MPI_THREAD_MULTIPLE (at least
+// MPI_THREAD_SERIALIZED is required) and every MPI call is made under one
+// mutex without blocking inside MPI. Progress is made by whoever waits:
+// Wait, Test, Probe and the blocking calls poll every pending operation of
+// the process, so an Irecv posted earlier completes while another request
+// is waited for.
+//
+// # Memory
+//
+// Buffers are checked by ddt (Committed.NewPacker and NewUnpacker) before
+// MPI sees them. Packed data is staged in C memory; in Native and Raw mode
+// the Go buffer is pinned (runtime.Pinner) until the operation completes,
+// and MPI is given its base address and the origin offset.
+package mpi

@@ -1,0 +1,7 @@
+//go:build mpi
+
+package mpi
+
+import "github.com/ddtlab/ddt/datatype"
+
+func intType() *datatype.Type { return datatype.Of(datatype.Int) }

@@ -1,0 +1,415 @@
+//go:build mpi
+
+package mpi
+
+/*
+#include "ddt_mpi.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/ddtlab/ddt/comm"
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// Mode selects how a Comm moves data; see the package documentation.
+type Mode uint8
+
+// The modes.
+const (
+	Packed Mode = iota // ddt packs, MPI moves bytes, signatures checked
+	Native             // MPI moves the data with a native datatype, signatures checked
+	Raw                // the native datatype only, no header and no checks
+)
+
+var modeNames = [...]string{"packed", "native", "raw"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", m)
+}
+
+// ParseMode returns the mode with the given name (packed, native, raw).
+func ParseMode(name string) (Mode, error) {
+	for i, n := range modeNames {
+		if n == name {
+			return Mode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown mode %q (want one of %v)", name, modeNames[:])
+}
+
+// MaxInline is the largest packed message that may travel inside its
+// header message; every rank posts header receives of this size.
+const MaxInline = 16 << 10
+
+// Options configure Init.
+type Options struct {
+	// Mode is the mode of the returned Comm (default Packed).
+	Mode Mode
+	// InlineLimit is the largest packed message (in bytes) sent inside its
+	// header message, as one MPI message; larger ones follow the header as
+	// a second message. 0 means 4 KiB, negative means never; it is capped
+	// at MaxInline.
+	InlineLimit int
+}
+
+// header layout, little-endian 64-bit words: signature hash, elements,
+// bytes, data tag (-1: data inline), uniform basic type (+1; 0: none)
+const hdrSize = 40
+
+// hdrRing is the number of header receives kept posted.
+const hdrRing = 4
+
+// world is the state of this process's MPI world, shared by the Comms
+// that WithMode derives.
+type world struct {
+	mu         sync.Mutex
+	rank, size int
+	// hcomm carries headers (with inline data) under the user's tags, dcomm
+	// the data messages that follow them under per-pair sequence tags, rcomm
+	// Raw messages and ccomm collectives.
+	hcomm, dcomm, rcomm, ccomm C.MPI_Comm
+	tagUB                      int
+	seq                        []int // next data tag per destination
+	hdrs                       [hdrRing]*pending
+	hbuf                       unsafe.Pointer // hdrRing receive buffers of hdrSize+MaxInline bytes
+	head                       int            // the oldest posted header receive
+	unexpected                 []*incoming    // matched to no receive, in arrival order
+	posted                     []*recvOp      // receives not yet matched, in posting order
+	pending                    []*pending     // MPI requests in flight
+	types                      typeCache
+	closed                     bool
+}
+
+// incoming is a header that arrived.
+type incoming struct {
+	src, tag int
+	sig      comm.Signature
+	dataTag  int    // -1 when the data is inline
+	inline   []byte // the inline data
+}
+
+type recvOp struct {
+	src, tag int
+	buf      comm.Buffer
+	mode     Mode
+	req      *comm.Request
+}
+
+func (r *recvOp) matches(m *incoming) bool {
+	return (r.src == comm.AnySource || r.src == m.src) && (r.tag == comm.AnyTag || r.tag == m.tag)
+}
+
+// result is what a completed MPI request reports.
+type result struct {
+	src, tag int
+	bytes    int64
+	elements int64 // for requests with an element type, else 0
+	code     int   // MPI error code of the operation
+}
+
+// pending is an MPI request in flight and what to do when it completes.
+type pending struct {
+	req   *C.MPI_Request  // its own allocation: cgo may not see the Go pointers of pending
+	etype *C.MPI_Datatype // count elements of this type on completion
+	done  func(result)
+}
+
+var (
+	initMu  sync.Mutex
+	started bool
+)
+
+// Launched reports whether the process seems to have been started by an
+// MPI launcher (mpirun, mpiexec), judging by the environment variables
+// Open MPI, MPICH's Hydra, PMI and PMIx set.
+func Launched() bool {
+	for _, v := range []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK", "MPI_LOCALNRANKS"} {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Comm is this process's rank of MPI_COMM_WORLD, sending in one Mode. It
+// implements comm.Communicator and is safe for concurrent use.
+type Comm struct {
+	w      *world
+	mode   Mode
+	inline int
+}
+
+var _ comm.Communicator = (*Comm)(nil)
+
+// Init initializes MPI and returns this process's communicator. It may be
+// called once per process. It locks the calling goroutine to its OS thread;
+// call Finalize from the same goroutine.
+func Init(opts Options) (*Comm, error) {
+	initMu.Lock()
+	defer initMu.Unlock()
+	if started {
+		return nil, errors.New("mpi: Init called twice")
+	}
+	if int(opts.Mode) >= len(modeNames) {
+		return nil, fmt.Errorf("mpi: unknown mode %v", opts.Mode)
+	}
+	runtime.LockOSThread()
+	var provided C.int
+	switch rc := C.ddt_init(&provided); {
+	case rc == -1:
+		return nil, errors.New("mpi: MPI was initialized elsewhere")
+	case rc != 0:
+		return nil, check("MPI_Init_thread", rc)
+	}
+	started = true
+	if provided < C.ddt_thread_serialized() {
+		C.MPI_Finalize()
+		return nil, fmt.Errorf("mpi: the MPI library provides thread level %d, at least MPI_THREAD_SERIALIZED is needed", provided)
+	}
+	w := &world{types: typeCache{m: map[*datatype.Type]C.MPI_Datatype{}, failed: map[*datatype.Type]error{}, verified: map[*datatype.Type]error{}}}
+	var comms [4]C.MPI_Comm
+	for i := range comms {
+		if err := check("MPI_Comm_dup", C.ddt_dup_world(&comms[i])); err != nil {
+			return nil, err
+		}
+	}
+	w.hcomm, w.dcomm, w.rcomm, w.ccomm = comms[0], comms[1], comms[2], comms[3]
+	var r, s C.int
+	C.MPI_Comm_rank(w.hcomm, &r)
+	C.MPI_Comm_size(w.hcomm, &s)
+	w.rank, w.size = int(r), int(s)
+	w.tagUB = int(C.ddt_tag_ub())
+	w.seq = make([]int, w.size)
+	w.hbuf = C.malloc(C.size_t(hdrRing * (hdrSize + MaxInline)))
+	for i := range w.hdrs {
+		w.hdrs[i] = newPending(nil)
+		if err := w.postHeader(i); err != nil {
+			return nil, err
+		}
+	}
+	c := &Comm{w: w}
+	return c.WithMode(opts.Mode).withInline(opts.InlineLimit), nil
+}
+
+func (w *world) hdrBuf(i int) unsafe.Pointer {
+	return unsafe.Add(w.hbuf, i*(hdrSize+MaxInline))
+}
+
+func (w *world) postHeader(i int) error {
+	return check("MPI_Irecv", C.ddt_irecv(w.hdrBuf(i), 0, hdrSize+MaxInline, C.ddt_byte(),
+		C.int(anySource), C.int(anyTag), w.hcomm, w.hdrs[i].req))
+}
+
+// WithMode returns a Comm of the same world that sends and receives in
+// mode m. Packed and Native Comms exchange messages freely; Raw ones only
+// with Raw ones.
+func (c *Comm) WithMode(m Mode) *Comm {
+	d := *c
+	d.mode = m
+	return &d
+}
+
+func (c *Comm) withInline(limit int) *Comm {
+	switch {
+	case limit == 0:
+		limit = 4 << 10
+	case limit < 0:
+		limit = -1
+	case limit > MaxInline:
+		limit = MaxInline
+	}
+	c.inline = limit
+	return c
+}
+
+// WithInlineLimit returns a Comm of the same world with another
+// Options.InlineLimit.
+func (c *Comm) WithInlineLimit(limit int) *Comm {
+	d := *c
+	return d.withInline(limit)
+}
+
+// Mode is the mode c sends and receives in.
+func (c *Comm) Mode() Mode { return c.mode }
+
+// Rank is this process's rank in MPI_COMM_WORLD.
+func (c *Comm) Rank() int { return c.w.rank }
+
+// Size is the number of ranks of MPI_COMM_WORLD.
+func (c *Comm) Size() int { return c.w.size }
+
+// Finalize completes the sends and drains in flight, frees the MPI
+// datatypes built and finalizes MPI. Receives still posted fail. The Comms
+// of the world must not be used afterwards.
+func (c *Comm) Finalize() error {
+	w := c.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return errors.New("mpi: Finalize called twice")
+	}
+	for len(w.pending) > 0 {
+		w.progress()
+	}
+	for _, r := range w.posted {
+		r.req.Complete(comm.Status{}, errors.New("mpi: finalized before a matching message arrived"))
+	}
+	w.posted = nil
+	w.closed = true
+	var first error
+	keep := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	for i := range w.hdrs {
+		keep(check("MPI_Cancel", C.ddt_cancel(w.hdrs[(w.head+i)%hdrRing].req)))
+	}
+	w.types.free()
+	for _, cm := range []C.MPI_Comm{w.hcomm, w.dcomm, w.rcomm, w.ccomm} {
+		keep(check("MPI_Comm_free", C.MPI_Comm_free(&cm)))
+	}
+	C.free(w.hbuf)
+	keep(check("MPI_Finalize", C.MPI_Finalize()))
+	return first
+}
+
+// poll makes progress on everything in flight; requests' Wait calls it.
+func (w *world) poll() {
+	w.mu.Lock()
+	if !w.closed {
+		w.progress()
+	}
+	w.mu.Unlock()
+	runtime.Gosched()
+}
+
+func (w *world) newRequest() *comm.Request { return comm.NewPolledRequest(w.poll) }
+
+// progress takes in the headers that arrived, in order, and completes the
+// MPI requests that are done. w.mu is held.
+func (w *world) progress() {
+	for {
+		h := w.hdrs[w.head]
+		r, ok := test(h)
+		if !ok {
+			break
+		}
+		in := w.parseHeader(w.hdrBuf(w.head), r)
+		if err := w.postHeader(w.head); err != nil {
+			// without header receives nothing more can arrive; fail loudly
+			// on every receive that waits
+			for _, p := range w.posted {
+				p.req.Complete(comm.Status{}, err)
+			}
+			w.posted = nil
+		}
+		w.head = (w.head + 1) % hdrRing
+		if in != nil {
+			w.arrive(in)
+		}
+	}
+	for i := 0; i < len(w.pending); {
+		p := w.pending[i]
+		r, ok := test(p)
+		if !ok {
+			i++
+			continue
+		}
+		w.pending = append(w.pending[:i], w.pending[i+1:]...)
+		p.done(r)
+	}
+}
+
+// test tests p's request.
+func test(p *pending) (result, bool) {
+	var done, src, tag, code C.int
+	var bytes, elems C.longlong
+	if p.etype != nil {
+		C.ddt_test_elements(p.req, *p.etype, &done, &src, &tag, &bytes, &elems, &code)
+	} else {
+		C.ddt_test(p.req, &done, &src, &tag, &bytes, &code)
+	}
+	if done == 0 {
+		return result{}, false
+	}
+	return result{src: int(src), tag: int(tag), bytes: int64(bytes), elements: int64(elems), code: int(code)}, true
+}
+
+// start records p as in flight.
+func (w *world) start(p *pending) { w.pending = append(w.pending, p) }
+
+func (w *world) parseHeader(buf unsafe.Pointer, r result) *incoming {
+	if r.code != 0 || r.bytes < hdrSize {
+		return nil // not a message of this package
+	}
+	b := unsafe.Slice((*byte)(buf), r.bytes)
+	in := &incoming{src: r.src, tag: r.tag}
+	in.sig.Sig.Hash = le64(b[0:])
+	in.sig.Sig.N = int64(le64(b[8:]))
+	in.sig.Bytes = int64(le64(b[16:]))
+	in.dataTag = int(int64(le64(b[24:])))
+	if u := le64(b[32:]); u > 0 && u <= uint64(datatype.NumBasic) {
+		in.sig.Sig.Uniform, in.sig.Sig.Basic = true, datatype.Basic(u-1)
+	}
+	if in.dataTag < 0 {
+		in.inline = append([]byte(nil), b[hdrSize:]...)
+		if int64(len(in.inline)) != in.sig.Bytes {
+			return nil
+		}
+	}
+	return in
+}
+
+func putHeader(b []byte, s comm.Signature, dataTag int) {
+	put64(b[0:], s.Sig.Hash)
+	put64(b[8:], uint64(s.Sig.N))
+	put64(b[16:], uint64(s.Bytes))
+	put64(b[24:], uint64(int64(dataTag)))
+	var u uint64
+	if s.Sig.Uniform {
+		u = uint64(s.Sig.Basic) + 1
+	}
+	put64(b[32:], u)
+}
+
+func le64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+func put64(b []byte, v uint64) {
+	_ = b[7]
+	for i := range 8 {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+// arrive matches a header that arrived with the oldest posted receive it
+// fits, or queues it.
+func (w *world) arrive(in *incoming) {
+	for i, r := range w.posted {
+		if r.matches(in) {
+			w.posted = append(w.posted[:i], w.posted[i+1:]...)
+			w.deliver(in, r)
+			return
+		}
+	}
+	w.unexpected = append(w.unexpected, in)
+}
+
+func newPending(done func(result)) *pending {
+	return &pending{req: new(C.MPI_Request), done: done}
+}

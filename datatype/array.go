@@ -162,20 +162,13 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 	t := old
 	for j := range n {
 		d := dim(j)
-		lens, starts := darrayRuns(gsizes[d], distribs[d], dargs[d], psizes[d], coords[d])
-		for i := range starts {
-			starts[i] = k.mul(starts[i], stride)
-		}
-		if k.err != nil {
-			return nil, overflowErr(c, "displacement")
-		}
 		var err error
 		if j > 0 {
 			if t, err = Resized(t, 0, stride); err != nil {
 				return nil, err
 			}
 		}
-		if t, err = HIndexed(lens, starts, t); err != nil {
+		if t, err = darrayDim(t, stride, gsizes[d], distribs[d], dargs[d], psizes[d], coords[d]); err != nil {
 			return nil, err
 		}
 		stride = k.mul(stride, gsizes[d])
@@ -194,43 +187,68 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 	return res, nil
 }
 
-// darrayRuns returns the runs (lengths, starting indices) of the indices of
-// one dimension that process coordinate p owns, in increasing order.
-func darrayRuns(g int64, dist Distrib, darg, psize, p int64) (lens, starts []int64) {
-	switch dist {
-	case DistributeNone:
-		return []int64{g}, []int64{0}
-	case DistributeBlock:
-		b := darg
+// maxRuns bounds the runs of one darray dimension listed one by one; a
+// cyclic dimension with more is built as a vector of its whole cycles and
+// a remainder, so memory stays bounded by the arguments, not gsizes.
+const maxRuns = 1024
+
+// darrayDim returns the indices of one dimension that process coordinate p
+// owns, in increasing order, as a type over t (one instance per index,
+// stride bytes apart).
+func darrayDim(t *Type, stride, g int64, dist Distrib, darg, psize, p int64) (*Type, error) {
+	var k calc
+	b := darg
+	switch {
+	case dist == DistributeNone:
+		return HIndexed([]int64{g}, []int64{0}, t)
+	case dist == DistributeBlock:
 		if b == DefaultDarg {
 			b = (g + psize - 1) / psize
 		}
-		lo := p * b
-		hi := min(lo+b, g)
-		if lo >= hi {
-			return nil, nil
+		lo := k.mul(p, b)
+		if k.err != nil || lo >= g {
+			return HIndexed(nil, nil, t)
 		}
-		return []int64{hi - lo}, []int64{lo}
+		hi := min(lo+b, g)
+		return HIndexed([]int64{hi - lo}, []int64{k.mul(lo, stride)}, t)
 	}
-	b := darg
 	if b == DefaultDarg {
 		b = 1
 	}
-	lo, err := mul(p, b)
-	if err != nil {
-		return nil, nil
+	first := k.mul(p, b)
+	period := k.mul(b, psize)
+	if k.err != nil || first >= g {
+		return HIndexed(nil, nil, t)
 	}
-	step, err := mul(b, psize)
-	if err != nil {
-		step = g
-	}
-	for lo < g {
-		lens = append(lens, min(b, g-lo))
-		starts = append(starts, lo)
-		if step >= g-lo {
-			break
+	span := g - first
+	full, rem := span/period, min(span%period, b) // whole cycles, and a last partial block
+	if full+1 <= maxRuns {
+		var lens, starts []int64
+		for i := range full {
+			lens = append(lens, b)
+			starts = append(starts, k.mul(first+i*period, stride))
 		}
-		lo += step
+		if rem > 0 {
+			lens = append(lens, rem)
+			starts = append(starts, k.mul(first+full*period, stride))
+		}
+		if k.err != nil {
+			return nil, overflowErr(CombinerDarray, "displacement")
+		}
+		return HIndexed(lens, starts, t)
 	}
-	return lens, starts
+	pstride := k.mul(period, stride)
+	v, err := HVector(full, b, pstride, t)
+	if err != nil {
+		return nil, err
+	}
+	if rem > 0 {
+		if v, err = Struct([]int64{1, rem}, []int64{0, k.mul(full, pstride)}, []*Type{v, t}); err != nil {
+			return nil, err
+		}
+	}
+	if k.err != nil {
+		return nil, overflowErr(CombinerDarray, "displacement")
+	}
+	return HIndexedBlock(1, []int64{k.mul(first, stride)}, v)
 }

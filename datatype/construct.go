@@ -282,14 +282,22 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 	t.blocklength, t.displs = bl, slices.Clone(displs)
 	t.types = []*Type{old}
 	if bl == 0 && len(displs) > 0 && old.size > 0 {
-		// MPICH keeps the bounds of zero-length blocks of indexed_block.
+		// MPICH keeps the bounds of zero-length blocks of indexed_block,
+		// computed as for a block of -1 extra instances: an empty span at
+		// the displacement (its lb side for a non-negative extent).
 		var a blockAcc
+		ext := old.Extent()
 		for _, d := range displs {
 			db := d
 			if c == CombinerIndexedBlock {
-				db = a.k.mul(d, old.Extent())
+				db = a.k.mul(d, ext)
 			}
-			lb, ub := a.k.add(old.lb, db), a.k.add(old.ub, db)
+			var lb, ub int64
+			if old.ub >= old.lb {
+				lb, ub = a.k.add(old.lb, db), a.k.sub(a.k.add(old.ub, db), ext)
+			} else {
+				lb, ub = a.k.sub(a.k.add(old.lb, db), ext), a.k.add(old.ub, db)
+			}
 			if !a.found {
 				a.found, a.lb, a.ub = true, lb, ub
 			} else {
@@ -362,7 +370,11 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 	if err != nil || t.zero {
 		return t, err
 	}
-	if t.align > 0 {
+	if t.size == 0 {
+		// MPICH makes a struct with no data the zero-length type
+		return t.zerolen(), nil
+	}
+	if t.align > 0 && !sameMembers(types) {
 		if eps := (t.ub - t.lb) % t.align; eps != 0 {
 			ub, err := add(t.ub, t.align-eps)
 			if err != nil {
@@ -375,6 +387,48 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 		return nil, overflowErr(c, "extent")
 	}
 	return t, nil
+}
+
+// sameMembers reports whether all member types of a struct are the same
+// type as MPICH 4 (with yaksa) sees it; MPICH then builds the struct as an
+// hindexed type and does not pad its extent. The same type means: after
+// looking through dup, contiguous(1, ·) and resized types that keep their
+// old type's lb and extent, the same derived type, or basic types of one
+// class (integers of one size regardless of signedness; every other basic
+// type is its own class). Zero-length members count too.
+func sameMembers(types []*Type) bool {
+	for _, t := range types[1:] {
+		if yaksaKey(t) != yaksaKey(types[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+func yaksaKey(t *Type) any {
+	for {
+		switch {
+		case t.combiner == CombinerDup:
+			t = t.types[0]
+			continue
+		case t.combiner == CombinerContiguous && t.count == 1:
+			t = t.types[0]
+			continue
+		case t.combiner == CombinerResized && t.lbArg == t.types[0].lb && t.extentArg == t.types[0].Extent():
+			t = t.types[0]
+			continue
+		}
+		break
+	}
+	if !t.isBasic {
+		return t
+	}
+	switch t.basic {
+	case Short, UnsignedShort, Int16, Uint16, Int, Unsigned, Int32, Uint32,
+		Long, UnsignedLong, LongLong, UnsignedLongLong, Int64, Uint64, Aint, Offset, Count:
+		return t.basic.Size() // integers of one size
+	}
+	return t.basic
 }
 
 // Resized is MPI_Type_create_resized: old with lower bound lb and extent

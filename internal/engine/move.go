@@ -51,8 +51,21 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 			*(*uint32)(at(d, do+i*ds)) = *(*uint32)(at(s, so+i*ss))
 		}
 	case 8:
-		for i := 0; i < n; i++ {
-			*(*uint64)(at(d, do+i*ds)) = *(*uint64)(at(s, so+i*ss))
+		// unrolled by four, offsets advanced by addition
+		ds2, ss2 := 2*ds, 2*ss
+		i := 0
+		for ; i+4 <= n; i += 4 {
+			a0, a1 := *(*uint64)(at(s, so)), *(*uint64)(at(s, so+ss))
+			a2, a3 := *(*uint64)(at(s, so+ss2)), *(*uint64)(at(s, so+ss2+ss))
+			*(*uint64)(at(d, do)), *(*uint64)(at(d, do+ds)) = a0, a1
+			*(*uint64)(at(d, do+ds2)), *(*uint64)(at(d, do+ds2+ds)) = a2, a3
+			so += 2 * ss2
+			do += 2 * ds2
+		}
+		for ; i < n; i++ {
+			*(*uint64)(at(d, do)) = *(*uint64)(at(s, so))
+			so += ss
+			do += ds
 		}
 	case 12:
 		for i := 0; i < n; i++ {
@@ -93,72 +106,72 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 
 // gather moves len(offs) elements of L bytes: element i from s+so+offs[i]
 // to d+do+i*L (pack), or the reverse when scatter is set (unpack).
-func gather(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int, L int) {
+func gather(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int64, L int) {
 	switch L {
 	case 4:
 		for i, o := range offs {
-			*(*uint32)(at(d, do+i*4)) = *(*uint32)(at(s, so+o))
+			*(*uint32)(at(d, do+i*4)) = *(*uint32)(at(s, so+int(o)))
 		}
 	case 8:
 		for i, o := range offs {
-			*(*uint64)(at(d, do+i*8)) = *(*uint64)(at(s, so+o))
+			*(*uint64)(at(d, do+i*8)) = *(*uint64)(at(s, so+int(o)))
 		}
 	case 12:
 		for i, o := range offs {
-			p, q := at(s, so+o), at(d, do+i*12)
+			p, q := at(s, so+int(o)), at(d, do+i*12)
 			a, b := *(*uint64)(p), *(*uint32)(at(p, 8))
 			*(*uint64)(q), *(*uint32)(at(q, 8)) = a, b
 		}
 	case 16:
 		for i, o := range offs {
-			p, q := at(s, so+o), at(d, do+i*16)
+			p, q := at(s, so+int(o)), at(d, do+i*16)
 			a, b := *(*uint64)(p), *(*uint64)(at(p, 8))
 			*(*uint64)(q), *(*uint64)(at(q, 8)) = a, b
 		}
 	case 24:
 		for i, o := range offs {
-			p, q := at(s, so+o), at(d, do+i*24)
+			p, q := at(s, so+int(o)), at(d, do+i*24)
 			a, b, c := *(*uint64)(p), *(*uint64)(at(p, 8)), *(*uint64)(at(p, 16))
 			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)) = a, b, c
 		}
 	default:
 		for i, o := range offs {
-			mv(at(d, do+i*L), at(s, so+o), L)
+			mv(at(d, do+i*L), at(s, so+int(o)), L)
 		}
 	}
 }
 
-func scatter(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int, L int) {
+func scatter(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int64, L int) {
 	switch L {
 	case 4:
 		for i, o := range offs {
-			*(*uint32)(at(d, do+o)) = *(*uint32)(at(s, so+i*4))
+			*(*uint32)(at(d, do+int(o))) = *(*uint32)(at(s, so+i*4))
 		}
 	case 8:
 		for i, o := range offs {
-			*(*uint64)(at(d, do+o)) = *(*uint64)(at(s, so+i*8))
+			*(*uint64)(at(d, do+int(o))) = *(*uint64)(at(s, so+i*8))
 		}
 	case 12:
 		for i, o := range offs {
-			p, q := at(s, so+i*12), at(d, do+o)
+			p, q := at(s, so+i*12), at(d, do+int(o))
 			a, b := *(*uint64)(p), *(*uint32)(at(p, 8))
 			*(*uint64)(q), *(*uint32)(at(q, 8)) = a, b
 		}
 	case 16:
 		for i, o := range offs {
-			p, q := at(s, so+i*16), at(d, do+o)
+			p, q := at(s, so+i*16), at(d, do+int(o))
 			a, b := *(*uint64)(p), *(*uint64)(at(p, 8))
 			*(*uint64)(q), *(*uint64)(at(q, 8)) = a, b
 		}
 	case 24:
 		for i, o := range offs {
-			p, q := at(s, so+i*24), at(d, do+o)
+			p, q := at(s, so+i*24), at(d, do+int(o))
 			a, b, c := *(*uint64)(p), *(*uint64)(at(p, 8)), *(*uint64)(at(p, 16))
 			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)) = a, b, c
 		}
 	default:
 		for i, o := range offs {
-			mv(at(d, do+o), at(s, so+i*L), L)
+			mv(at(d, do+int(o)), at(s, so+i*L), L)
 		}
 	}
 }

@@ -39,34 +39,13 @@ func mv(d, s unsafe.Pointer, n int) {
 func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 	switch L {
 	case 1:
-		for i := 0; i < n; i++ {
-			*(*uint8)(at(d, do+i*ds)) = *(*uint8)(at(s, so+i*ss))
-		}
+		lineW[uint8](d, do, ds, s, so, ss, n)
 	case 2:
-		for i := 0; i < n; i++ {
-			*(*uint16)(at(d, do+i*ds)) = *(*uint16)(at(s, so+i*ss))
-		}
+		lineW[uint16](d, do, ds, s, so, ss, n)
 	case 4:
-		for i := 0; i < n; i++ {
-			*(*uint32)(at(d, do+i*ds)) = *(*uint32)(at(s, so+i*ss))
-		}
+		lineW[uint32](d, do, ds, s, so, ss, n)
 	case 8:
-		// unrolled by four, offsets advanced by addition
-		ds2, ss2 := 2*ds, 2*ss
-		i := 0
-		for ; i+4 <= n; i += 4 {
-			a0, a1 := *(*uint64)(at(s, so)), *(*uint64)(at(s, so+ss))
-			a2, a3 := *(*uint64)(at(s, so+ss2)), *(*uint64)(at(s, so+ss2+ss))
-			*(*uint64)(at(d, do)), *(*uint64)(at(d, do+ds)) = a0, a1
-			*(*uint64)(at(d, do+ds2)), *(*uint64)(at(d, do+ds2+ds)) = a2, a3
-			so += 2 * ss2
-			do += 2 * ds2
-		}
-		for ; i < n; i++ {
-			*(*uint64)(at(d, do)) = *(*uint64)(at(s, so))
-			so += ss
-			do += ds
-		}
+		lineW[uint64](d, do, ds, s, so, ss, n)
 	case 12:
 		for i := 0; i < n; i++ {
 			p, q := at(s, so+i*ss), at(d, do+i*ds)
@@ -173,5 +152,25 @@ func scatter(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int64, L
 		for i, o := range offs {
 			mv(at(d, do+int(o)), at(s, so+i*L), L)
 		}
+	}
+}
+
+// lineW is line for elements of one word of type W, unrolled by four with
+// the offsets advanced by addition.
+func lineW[W uint8 | uint16 | uint32 | uint64](d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n int) {
+	ds2, ss2 := 2*ds, 2*ss
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		a0, a1 := *(*W)(at(s, so)), *(*W)(at(s, so+ss))
+		a2, a3 := *(*W)(at(s, so+ss2)), *(*W)(at(s, so+ss2+ss))
+		*(*W)(at(d, do)), *(*W)(at(d, do+ds)) = a0, a1
+		*(*W)(at(d, do+ds2)), *(*W)(at(d, do+ds2+ds)) = a2, a3
+		so += 2 * ss2
+		do += 2 * ds2
+	}
+	for ; i < n; i++ {
+		*(*W)(at(d, do)) = *(*W)(at(s, so))
+		so += ss
+		do += ds
 	}
 }

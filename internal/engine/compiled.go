@@ -198,9 +198,9 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 			for i, o := range c.offs {
 				L := int(c.lens[i])
 				if pack {
-					mv(at(p, q), at(m, b+int(o)), L)
+					mvBlock(at(p, q), at(m, b+int(o)), L)
 				} else {
-					mv(at(m, b+int(o)), at(p, q), L)
+					mvBlock(at(m, b+int(o)), at(p, q), L)
 				}
 				q += L
 			}

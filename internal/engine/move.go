@@ -174,3 +174,32 @@ func lineW[W uint8 | uint16 | uint32 | uint64](d unsafe.Pointer, do, ds int, s u
 		do += ds
 	}
 }
+
+// maxWordBlock is the largest block mvBlock moves with word loads and
+// stores; larger blocks go to memmove, whose vector moves win from there
+// on (measured on L8's 128-byte blocks).
+const maxWordBlock = 64
+
+// mvBlock copies n bytes from s to d exactly, blocks of up to maxWordBlock
+// bytes with 32-byte groups of word moves (the last group overlapping the
+// one before it), without a call to memmove.
+func mvBlock(d, s unsafe.Pointer, n int) {
+	if n < 32 || n > maxWordBlock {
+		mv(d, s, n)
+		return
+	}
+	i := 0
+	for ; i+32 <= n; i += 32 {
+		mv32(at(d, i), at(s, i))
+	}
+	if i < n {
+		mv32(at(d, n-32), at(s, n-32))
+	}
+}
+
+func mv32(d, s unsafe.Pointer) {
+	a, b := *(*uint64)(s), *(*uint64)(at(s, 8))
+	c, e := *(*uint64)(at(s, 16)), *(*uint64)(at(s, 24))
+	*(*uint64)(d), *(*uint64)(at(d, 8)) = a, b
+	*(*uint64)(at(d, 16)), *(*uint64)(at(d, 24)) = c, e
+}

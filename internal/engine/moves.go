@@ -46,10 +46,11 @@ const chunk = 32
 // newMoveList compiles the blocks of lens[i] bytes at memory displacements
 // offs[i], packed one after the other (size bytes in all).
 func newMoveList(offs, lens []int64, size int) *moveList {
-	ml := &moveList{size: size, disjoint: true}
+	n := 2*len(offs) + size/8 + 1 // enough moves for either list
+	ml := &moveList{size: size, disjoint: true, exact: make([]move, 0, n), fast: make([]move, 0, n)}
 	q, loM, hiM, hiFast := 0, 0, 0, 0
 	type iv struct{ lo, hi int }
-	var seen []iv
+	seen := make([]iv, 0, maxMoveBlocks)
 	for i, o64 := range offs {
 		o, L := int(o64), int(lens[i])
 		if L == 0 {

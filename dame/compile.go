@@ -225,7 +225,29 @@ func leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
 	if ls == nil {
 		return constRuns(ds, L0)
 	}
+	// Blocks of one length that merging left mostly apart (random lists
+	// with a few neighbours) stay blocks of one length: the gather kernel
+	// of constant-size elements beats variable runs by far.
+	if bl, ok := constBlocklen(a); ok && int64(len(ds))*4 > int64(n)*3 {
+		ds = ds[:0]
+		for _, d := range a.Displacements {
+			ds = append(ds, d*scale+off)
+		}
+		return constRuns(ds, bl*size)
+	}
 	return byteRuns(ds, ls)
+}
+
+// constBlocklen reports the block length of an indexed type's arguments
+// when every block has it and it is not zero.
+func constBlocklen(a datatype.Args) (int64, bool) {
+	if a.Blocklengths == nil {
+		return a.Blocklength, a.Blocklength > 0
+	}
+	if len(a.Blocklengths) == 0 || a.Blocklengths[0] == 0 || !constant(a.Blocklengths) {
+		return 0, false
+	}
+	return a.Blocklengths[0], true
 }
 
 // eachRun calls f with every run (displacement, bytes) of the blocks of

@@ -198,9 +198,9 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 			for i, o := range c.offs {
 				L := int(c.lens[i])
 				if pack {
-					mvBlock(at(p, q), at(m, b+int(o)), L)
+					mvWords(at(p, q), at(m, b+int(o)), L)
 				} else {
-					mvBlock(at(m, b+int(o)), at(p, q), L)
+					mvWords(at(m, b+int(o)), at(p, q), L)
 				}
 				q += L
 			}

@@ -203,3 +203,21 @@ func mv32(d, s unsafe.Pointer) {
 	*(*uint64)(d), *(*uint64)(at(d, 8)) = a, b
 	*(*uint64)(at(d, 16)), *(*uint64)(at(d, 24)) = c, e
 }
+
+// mvWords copies n bytes from s to d: the word multiples that index blocks
+// of doubles and floats merge into (8, 16, 24, 32 bytes) with inline word
+// moves, everything else through mvBlock.
+func mvWords(d, s unsafe.Pointer, n int) {
+	switch n {
+	case 8:
+		*(*uint64)(d) = *(*uint64)(s)
+	case 16:
+		*(*[2]uint64)(d) = *(*[2]uint64)(s)
+	case 24:
+		*(*[3]uint64)(d) = *(*[3]uint64)(s)
+	case 32:
+		*(*[4]uint64)(d) = *(*[4]uint64)(s)
+	default:
+		mvBlock(d, s, n)
+	}
+}

@@ -218,6 +218,10 @@ func mvWords(d, s unsafe.Pointer, n int) {
 	case 32:
 		*(*[4]uint64)(d) = *(*[4]uint64)(s)
 	default:
-		mvBlock(d, s, n)
+		if n > 32 {
+			copy(unsafe.Slice((*byte)(d), n), unsafe.Slice((*byte)(s), n))
+			return
+		}
+		mv(d, s, n)
 	}
 }

@@ -70,6 +70,12 @@ func build1(t *datatype.Type) (*Node, int64) {
 			scale = old.Extent()
 		}
 		c, off := build(old)
+		if c == nil {
+			return nil, 0 // unreachable: t has data, so old has
+		}
+		if c.Op == ContigFinal && (c.Extent == c.Size || maxBlocklen(a) <= 1) {
+			return leafRuns(a, scale, off, c.Size)
+		}
 		var bs blockList
 		for i, d := range a.Displacements {
 			bl := a.Blocklength
@@ -174,6 +180,166 @@ func (b *blockList) node() (*Node, int64) {
 	return indexed(b.disps, b.bls, b.kids[0])
 }
 
+// maxBlocklen is the largest block length of an indexed type's arguments.
+func maxBlocklen(a datatype.Args) int64 {
+	if a.Blocklengths == nil {
+		return a.Blocklength
+	}
+	var m int64
+	for _, b := range a.Blocklengths {
+		m = max(m, b)
+	}
+	return m
+}
+
+// leafRuns is the fast path of indexed types whose old type is contiguous
+// bytes (a leaf of size bytes, its origin off bytes from the old type's
+// origin). Touching blocks merge into byte runs. A first pass looks for a
+// few segments of runs of constant length and stride (a row and a column of
+// a matrix, say) without allocating per block; if there are many, a second
+// pass lists the runs, allocating the run lengths only when they differ.
+func leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
+	if n, d, ok := leafSegments(a, scale, off, size); ok {
+		return n, d
+	}
+	n := len(a.Displacements)
+	ds := make([]int64, 0, n)
+	var ls []int64 // nil while every run is L0 bytes long
+	var L0 int64
+	eachRun(a, scale, off, size, func(d, L int64) bool {
+		switch {
+		case len(ds) == 0:
+			L0 = L
+		case ls == nil && L != L0:
+			ls = make([]int64, len(ds), n)
+			for i := range ls {
+				ls[i] = L0
+			}
+		}
+		ds = append(ds, d)
+		if ls != nil {
+			ls = append(ls, L)
+		}
+		return true
+	})
+	if ls == nil {
+		return constRuns(ds, L0)
+	}
+	// Blocks of one length that merging left mostly apart (random lists
+	// with a few neighbours) stay blocks of one length: the gather kernel
+	// of constant-size elements beats variable runs by far.
+	if bl, ok := constBlocklen(a); ok && int64(len(ds))*4 > int64(n)*3 {
+		ds = ds[:0]
+		for _, d := range a.Displacements {
+			ds = append(ds, d*scale+off)
+		}
+		return constRuns(ds, bl*size)
+	}
+	return byteRuns(ds, ls)
+}
+
+// constBlocklen reports the block length of an indexed type's arguments
+// when every block has it and it is not zero.
+func constBlocklen(a datatype.Args) (int64, bool) {
+	if a.Blocklengths == nil {
+		return a.Blocklength, a.Blocklength > 0
+	}
+	if len(a.Blocklengths) == 0 || a.Blocklengths[0] == 0 || !constant(a.Blocklengths) {
+		return 0, false
+	}
+	return a.Blocklengths[0], true
+}
+
+// eachRun calls f with every run (displacement, bytes) of the blocks of
+// an indexed type of a leaf, touching blocks merged, until f returns false.
+func eachRun(a datatype.Args, scale, off, size int64, f func(d, L int64) bool) {
+	var cd, cl int64 // current run
+	for i, d := range a.Displacements {
+		bl := a.Blocklength
+		if a.Blocklengths != nil {
+			bl = a.Blocklengths[i]
+		}
+		if bl == 0 {
+			continue
+		}
+		d = d*scale + off
+		if cl > 0 && cd+cl == d {
+			cl += bl * size // merge touching blocks
+			continue
+		}
+		if cl > 0 && !f(cd, cl) {
+			return
+		}
+		cd, cl = d, bl*size
+	}
+	if cl > 0 {
+		f(cd, cl)
+	}
+}
+
+// segment is count runs of L bytes, stride bytes apart, the first at disp.
+type segment struct{ disp, L, stride, count int64 }
+
+func (s segment) node() *Node {
+	if s.count == 1 {
+		return leaf(s.L)
+	}
+	v := (&Node{Op: Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: leaf(s.L)}).finish()
+	v.Extent = (s.count-1)*s.stride + s.L
+	return v
+}
+
+// leafSegments describes the runs as at most a few segments of constant
+// run length and stride, each a leaf or a vector, under a struct; ok is
+// false when the runs need more segments than that.
+func leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) {
+	limit := 4 + len(a.Displacements)/256
+	var segs []segment
+	ok := true
+	eachRun(a, scale, off, size, func(d, L int64) bool {
+		if k := len(segs) - 1; k >= 0 {
+			s := &segs[k]
+			if s.L == L && (s.count == 1 && d != s.disp || d == s.disp+s.count*s.stride) {
+				if s.count == 1 {
+					s.stride = d - s.disp
+				}
+				s.count++
+				return true
+			}
+		}
+		if len(segs) == limit {
+			ok = false
+			return false
+		}
+		segs = append(segs, segment{disp: d, L: L, count: 1})
+		return true
+	})
+	if !ok || len(segs) == 0 {
+		return nil, 0, false
+	}
+	if len(segs) == 1 {
+		return segs[0].node(), segs[0].disp, true
+	}
+	ds, bls, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*Node, len(segs))
+	for i, s := range segs {
+		ds[i], bls[i], kids[i] = s.disp, 1, s.node()
+	}
+	b := blockList{disps: ds, bls: bls, kids: kids}
+	n, d := b.node()
+	return n, d, true
+}
+
+// constRuns returns the node of runs of L bytes at ds[i].
+func constRuns(ds []int64, L int64) (*Node, int64) {
+	if len(ds) == 1 {
+		return leaf(L), ds[0]
+	}
+	if s, ok := constStride(ds); ok {
+		return (&Node{Op: Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: leaf(L)}).finish(), ds[0]
+	}
+	return (&Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: leaf(L)}).finish(), 0
+}
+
 // byteRuns returns the node of contiguous runs of ls[i] bytes at ds[i].
 func byteRuns(ds, ls []int64) (*Node, int64) {
 	if len(ds) == 1 {
@@ -187,13 +353,15 @@ func byteRuns(ds, ls []int64) (*Node, int64) {
 	}
 	g := ls[0]
 	for _, l := range ls[1:] {
-		g = gcd(g, l)
+		if l%g != 0 {
+			g = gcd(g, l)
+		}
 	}
-	bls := make([]int64, len(ls))
+	// ls is owned by the caller's list: turn it into block lengths in place
 	for i, l := range ls {
-		bls[i] = l / g
+		ls[i] = l / g
 	}
-	return (&Node{Op: Index, Blocklens: bls, Disps: ds, Child: leaf(g)}).finish(), 0
+	return (&Node{Op: Index, Blocklens: ls, Disps: ds, Child: leaf(g)}).finish(), 0
 }
 
 // indexed returns the node of blocks of bls[i] instances of c at ds[i].

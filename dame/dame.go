@@ -22,6 +22,7 @@ package dame
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -211,36 +212,32 @@ func (n *Node) finish() *Node {
 	return n
 }
 
+// gcdPow2 is the largest power of two up to 16 that divides a (16 for 0).
 func gcdPow2(a int64) int64 {
-	if a < 0 {
-		a = -a
-	}
-	if a == 0 {
-		return 16
-	}
-	p := int64(1)
-	for p < 16 && a%(2*p) == 0 {
-		p *= 2
-	}
-	return p
+	return 1 << min(bits.TrailingZeros64(uint64(a)), 4)
 }
 
 // align computes the alignment of n: the largest power of two up to 16
-// dividing its moves, strides and displacements.
+// dividing its moves, strides and displacements. The power-of-two part of
+// the gcd of many numbers is the lowest bit set in their OR.
 func (n *Node) align() int64 {
-	a := min(gcdPow2(n.Extent), int64(16))
+	or := uint64(n.Extent)
 	switch n.Op {
 	case ContigFinal:
-		return min(a, gcdPow2(n.Size))
+		return gcdPow2(int64(or | uint64(n.Size)))
 	case Vector:
-		a = min(a, gcdPow2(n.Stride))
+		or |= uint64(n.Stride)
 	case BlockIndex, Index, Struct:
 		for _, d := range n.Disps {
-			a = min(a, gcdPow2(d))
+			or |= uint64(d)
 		}
 	}
+	a := gcdPow2(int64(or))
 	if n.Op == Struct {
-		for _, c := range n.Children {
+		for i, c := range n.Children {
+			if i > 0 && c == n.Children[i-1] {
+				continue
+			}
 			a = min(a, c.align())
 		}
 	} else {

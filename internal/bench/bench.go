@@ -122,8 +122,9 @@ func suite() ([]layout, error) {
 			continue
 		}
 		o := o
+		mp, mu := ddtManual(o)
 		ls = append(ls, layout{name: "ddtbench/" + o.Case, size: sizes[o.Config], typ: func() *datatype.Type { return o.Type },
-			count: o.Count, origin: o.Base, alloc: o.ArenaBytes, fill: o.Fill})
+			count: o.Count, origin: o.Base, alloc: o.ArenaBytes, fill: o.Fill, manPack: mp, manUnpack: mu})
 	}
 	return ls, nil
 }

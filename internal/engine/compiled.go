@@ -16,13 +16,13 @@ import (
 type kind uint8
 
 const (
-	kLeaf    kind = iota // ContigFinal: L bytes
-	kVecF                // Vector/Contig of a leaf, one leaf per block: strided line
-	kGather              // BlockIndex of a leaf, one element per block: gather/scatter
-	kIndexF              // Index of a leaf whose instances are contiguous: variable blocks
-	kVec                 // Vector/Contig of one child instance per block
-	kBlocks              // anything else: blocks of child instances
-	kStructF             // blocks of leaves of varying sizes (IndexF with small blocks)
+	kLeaf   kind = iota // ContigFinal: L bytes
+	kVecF               // Vector/Contig of a leaf, one leaf per block: strided line
+	kGather             // BlockIndex of a leaf, one element per block: gather/scatter
+	kIndexF             // Index of a leaf whose instances are contiguous: variable blocks
+	kVec                // Vector/Contig of one child instance per block
+	kBlocks             // anything else: blocks of child instances
+	kMoves              // a few small blocks of bytes: a precompiled move list
 )
 
 // cnode is a program node with its kernel chosen.
@@ -33,11 +33,11 @@ type cnode struct {
 	L      int // element bytes of final kernels
 	count  int
 	stride int
-	offs   []int // byte displacements of blocks
-	lens   []int // kIndexF: block bytes; kBlocks: child instances per block
-	exts   []int // kBlocks: child extents
+	offs   []int64 // byte displacements of blocks (shared with the program)
+	lens   []int64 // kIndexF: block bytes; kBlocks: child instances per block
 	kids   []*cnode
 	kid    *cnode
+	mv     *moveList // kMoves
 }
 
 // Compiled runs a program with specialized kernels. It is immutable and
@@ -47,7 +47,8 @@ type Compiled struct {
 	root *cnode
 }
 
-// NewCompiled chooses the kernels of p.
+// NewCompiled chooses the kernels of p. Its cost is linear in the number of
+// nodes: the block lists of the program are shared, not copied.
 func NewCompiled(p *dame.Program) *Compiled {
 	c := &Compiled{p: p}
 	if p.Root != nil {
@@ -56,13 +57,12 @@ func NewCompiled(p *dame.Program) *Compiled {
 	return c
 }
 
-func ints(xs []int64) []int {
-	r := make([]int, len(xs))
-	for i, x := range xs {
-		r[i] = int(x)
-	}
-	return r
-}
+// Move lists apply to final nodes of at most maxMoveBlocks blocks of at
+// most maxMoveBlock bytes each.
+const (
+	maxMoveBlocks = 16
+	maxMoveBlock  = 64
+)
 
 func compile(n *dame.Node) *cnode {
 	c := &cnode{n: n, size: int(n.Size)}
@@ -84,47 +84,70 @@ func compile(n *dame.Node) *cnode {
 		c.kind, c.kid = kVec, compile(n.Child)
 		return c
 	case n.Op == dame.BlockIndex && (n.Blocklen == 1 || leafChild) && n.IsFinal():
-		c.kind, c.L, c.offs = kGather, int(n.Blocklen*n.Child.Size), ints(n.Disps)
+		c.kind, c.L, c.offs = kGather, int(n.Blocklen*n.Child.Size), n.Disps
+		if len(c.offs) <= maxMoveBlocks && c.L <= maxMoveBlock {
+			lens := make([]int64, len(c.offs))
+			for i := range lens {
+				lens[i] = int64(c.L)
+			}
+			c.kind, c.mv = kMoves, newMoveList(c.offs, lens, c.size)
+		}
 		return c
 	case n.Op == dame.Index && leafChild:
-		c.kind, c.offs = kIndexF, ints(n.Disps)
-		c.lens = make([]int, len(n.Disps))
-		small := true
-		for i, b := range n.Blocklens {
-			c.lens[i] = int(b * n.Child.Size)
-			small = small && c.lens[i] <= 32
+		c.kind, c.offs = kIndexF, n.Disps
+		c.lens = n.Blocklens
+		small := len(c.offs) <= maxMoveBlocks
+		if es := n.Child.Size; es != 1 {
+			c.lens = make([]int64, len(n.Blocklens))
+			for i, b := range n.Blocklens {
+				c.lens[i] = b * es
+			}
 		}
-		if small && len(c.lens) <= 16 {
-			c.kind = kStructF
+		for _, l := range c.lens {
+			small = small && l <= maxMoveBlock
+		}
+		if small {
+			c.kind, c.mv = kMoves, newMoveList(c.offs, c.lens, c.size)
 		}
 		return c
 	}
 	c.kind = kBlocks
 	nb := int(n.NumBlocks())
-	c.offs, c.lens, c.exts = make([]int, nb), make([]int, nb), make([]int, nb)
-	c.kids = make([]*cnode, nb)
-	var memo map[*dame.Node]*cnode
-	for i := range nb {
-		ch := n.ChildOf(i)
-		c.offs[i] = int(n.BlockDisp(int64(i)))
-		c.lens[i] = int(n.BlockLen(i))
-		c.exts[i] = int(ch.Extent)
-		if n.Op == dame.Struct {
-			if memo == nil {
-				memo = map[*dame.Node]*cnode{}
-			}
-			if memo[ch] == nil {
-				memo[ch] = compile(ch)
-			}
-			c.kids[i] = memo[ch]
-		} else {
-			if c.kid == nil {
-				c.kid = compile(ch)
-			}
-			c.kids[i] = c.kid
+	switch n.Op {
+	case dame.Index, dame.Struct:
+		c.offs, c.lens = n.Disps, n.Blocklens
+	case dame.BlockIndex:
+		c.offs, c.lens = n.Disps, make([]int64, nb)
+		for i := range c.lens {
+			c.lens[i] = n.Blocklen
+		}
+	default:
+		c.offs, c.lens = make([]int64, nb), make([]int64, nb)
+		for i := range nb {
+			c.offs[i], c.lens[i] = n.BlockDisp(int64(i)), n.BlockLen(i)
 		}
 	}
+	if n.Op != dame.Struct {
+		c.kid = compile(n.Child)
+		return c
+	}
+	c.kids = make([]*cnode, nb)
+	memo := map[*dame.Node]*cnode{}
+	for i, ch := range n.Children {
+		if memo[ch] == nil {
+			memo[ch] = compile(ch)
+		}
+		c.kids[i] = memo[ch]
+	}
 	return c
+}
+
+// blockKid is the compiled child of block i of a kBlocks or kVec node.
+func (c *cnode) blockKid(i int) *cnode {
+	if c.kids != nil {
+		return c.kids[i]
+	}
+	return c.kid
 }
 
 // run moves cnt full instances of c, instance k's memory at m+mo+k*ext and
@@ -159,6 +182,8 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 				line(m, mo+k*ext, s, p, po+k*n*L, L, n, L)
 			}
 		}
+	case kMoves:
+		c.mv.run(pack, m, mo, p, po, cnt, ext)
 	case kGather:
 		for k := 0; k < cnt; k++ {
 			if pack {
@@ -167,31 +192,15 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 				scatter(m, mo+k*ext, p, po+k*c.size, c.offs, c.L)
 			}
 		}
-	case kStructF:
-		offs, lens := c.offs, c.lens
-		for k := 0; k < cnt; k++ {
-			q, b := po+k*c.size, mo+k*ext
-			if pack {
-				for i, o := range offs {
-					mv(at(p, q), at(m, b+o), lens[i])
-					q += lens[i]
-				}
-			} else {
-				for i, o := range offs {
-					mv(at(m, b+o), at(p, q), lens[i])
-					q += lens[i]
-				}
-			}
-		}
 	case kIndexF:
 		for k := 0; k < cnt; k++ {
 			q, b := po+k*c.size, mo+k*ext
 			for i, o := range c.offs {
-				L := c.lens[i]
+				L := int(c.lens[i])
 				if pack {
-					mv(at(p, q), at(m, b+o), L)
+					mvWords(at(p, q), at(m, b+int(o)), L)
 				} else {
-					mv(at(m, b+o), at(p, q), L)
+					mvWords(at(m, b+int(o)), at(p, q), L)
 				}
 				q += L
 			}
@@ -210,9 +219,10 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 		for k := 0; k < cnt; k++ {
 			b := mo + k*ext
 			for i, o := range c.offs {
-				kid := c.kids[i]
-				run(kid, pack, m, b+o, p, q, c.lens[i], c.exts[i])
-				q += c.lens[i] * kid.size
+				kid := c.blockKid(i)
+				bl := int(c.lens[i])
+				run(kid, pack, m, b+int(o), p, q, bl, int(kid.n.Extent))
+				q += bl * kid.size
 			}
 		}
 	}
@@ -284,10 +294,7 @@ func (c *cnode) rangeBlock(pack bool, i int, m unsafe.Pointer, mo int, p unsafe.
 	d := mo + int(n.BlockDisp(int64(i)))
 	switch c.kind {
 	case kVec, kBlocks:
-		kid := c.kid
-		if c.kids != nil {
-			kid = c.kids[i]
-		}
+		kid := c.blockKid(i)
 		rangeMany(kid, pack, m, d, p, po, int(n.BlockLen(i)), int(n.ChildOf(i).Extent), lo-bo, hi-bo)
 	default:
 		// the blocks of final kernels are contiguous bytes

@@ -105,6 +105,22 @@ func (e *Interp) Step(s *State, pack bool, mem, buf []byte, count int64) int {
 			f := &s.stack[top-1]
 			if f.n.IsFinal() {
 				ext := lf.n.Extent
+				if fn := f.n; fn.Op == dame.Vector && fn.Blocklen == 1 {
+					// VECTORFINAL with one leaf per block: a strided run of
+					// whole leaves, no per-block decoding
+					k := min(fn.Count-f.i, int64(len(buf)-q)/L)
+					at := f.mem + f.i*fn.Stride
+					for range k {
+						if pack {
+							copy(buf[q:q+int(L)], mem[at:at+L])
+						} else {
+							copy(mem[at:at+L], buf[q:q+int(L)])
+						}
+						q += int(L)
+						at += fn.Stride
+					}
+					f.i += k
+				}
 				for f.i < f.n.NumBlocks() && int64(len(buf)-q) >= L {
 					at := f.mem + f.n.BlockDisp(f.i) + f.j*ext
 					if pack {

@@ -39,21 +39,13 @@ func mv(d, s unsafe.Pointer, n int) {
 func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 	switch L {
 	case 1:
-		for i := 0; i < n; i++ {
-			*(*uint8)(at(d, do+i*ds)) = *(*uint8)(at(s, so+i*ss))
-		}
+		lineW[uint8](d, do, ds, s, so, ss, n)
 	case 2:
-		for i := 0; i < n; i++ {
-			*(*uint16)(at(d, do+i*ds)) = *(*uint16)(at(s, so+i*ss))
-		}
+		lineW[uint16](d, do, ds, s, so, ss, n)
 	case 4:
-		for i := 0; i < n; i++ {
-			*(*uint32)(at(d, do+i*ds)) = *(*uint32)(at(s, so+i*ss))
-		}
+		lineW[uint32](d, do, ds, s, so, ss, n)
 	case 8:
-		for i := 0; i < n; i++ {
-			*(*uint64)(at(d, do+i*ds)) = *(*uint64)(at(s, so+i*ss))
-		}
+		lineW[uint64](d, do, ds, s, so, ss, n)
 	case 12:
 		for i := 0; i < n; i++ {
 			p, q := at(s, so+i*ss), at(d, do+i*ds)
@@ -93,72 +85,143 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 
 // gather moves len(offs) elements of L bytes: element i from s+so+offs[i]
 // to d+do+i*L (pack), or the reverse when scatter is set (unpack).
-func gather(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int, L int) {
+func gather(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int64, L int) {
 	switch L {
 	case 4:
 		for i, o := range offs {
-			*(*uint32)(at(d, do+i*4)) = *(*uint32)(at(s, so+o))
+			*(*uint32)(at(d, do+i*4)) = *(*uint32)(at(s, so+int(o)))
 		}
 	case 8:
 		for i, o := range offs {
-			*(*uint64)(at(d, do+i*8)) = *(*uint64)(at(s, so+o))
+			*(*uint64)(at(d, do+i*8)) = *(*uint64)(at(s, so+int(o)))
 		}
 	case 12:
 		for i, o := range offs {
-			p, q := at(s, so+o), at(d, do+i*12)
+			p, q := at(s, so+int(o)), at(d, do+i*12)
 			a, b := *(*uint64)(p), *(*uint32)(at(p, 8))
 			*(*uint64)(q), *(*uint32)(at(q, 8)) = a, b
 		}
 	case 16:
 		for i, o := range offs {
-			p, q := at(s, so+o), at(d, do+i*16)
+			p, q := at(s, so+int(o)), at(d, do+i*16)
 			a, b := *(*uint64)(p), *(*uint64)(at(p, 8))
 			*(*uint64)(q), *(*uint64)(at(q, 8)) = a, b
 		}
 	case 24:
 		for i, o := range offs {
-			p, q := at(s, so+o), at(d, do+i*24)
+			p, q := at(s, so+int(o)), at(d, do+i*24)
 			a, b, c := *(*uint64)(p), *(*uint64)(at(p, 8)), *(*uint64)(at(p, 16))
 			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)) = a, b, c
 		}
 	default:
 		for i, o := range offs {
-			mv(at(d, do+i*L), at(s, so+o), L)
+			mv(at(d, do+i*L), at(s, so+int(o)), L)
 		}
 	}
 }
 
-func scatter(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int, L int) {
+func scatter(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int64, L int) {
 	switch L {
 	case 4:
 		for i, o := range offs {
-			*(*uint32)(at(d, do+o)) = *(*uint32)(at(s, so+i*4))
+			*(*uint32)(at(d, do+int(o))) = *(*uint32)(at(s, so+i*4))
 		}
 	case 8:
 		for i, o := range offs {
-			*(*uint64)(at(d, do+o)) = *(*uint64)(at(s, so+i*8))
+			*(*uint64)(at(d, do+int(o))) = *(*uint64)(at(s, so+i*8))
 		}
 	case 12:
 		for i, o := range offs {
-			p, q := at(s, so+i*12), at(d, do+o)
+			p, q := at(s, so+i*12), at(d, do+int(o))
 			a, b := *(*uint64)(p), *(*uint32)(at(p, 8))
 			*(*uint64)(q), *(*uint32)(at(q, 8)) = a, b
 		}
 	case 16:
 		for i, o := range offs {
-			p, q := at(s, so+i*16), at(d, do+o)
+			p, q := at(s, so+i*16), at(d, do+int(o))
 			a, b := *(*uint64)(p), *(*uint64)(at(p, 8))
 			*(*uint64)(q), *(*uint64)(at(q, 8)) = a, b
 		}
 	case 24:
 		for i, o := range offs {
-			p, q := at(s, so+i*24), at(d, do+o)
+			p, q := at(s, so+i*24), at(d, do+int(o))
 			a, b, c := *(*uint64)(p), *(*uint64)(at(p, 8)), *(*uint64)(at(p, 16))
 			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)) = a, b, c
 		}
 	default:
 		for i, o := range offs {
-			mv(at(d, do+o), at(s, so+i*L), L)
+			mv(at(d, do+int(o)), at(s, so+i*L), L)
 		}
+	}
+}
+
+// lineW is line for elements of one word of type W, unrolled by four with
+// the offsets advanced by addition.
+func lineW[W uint8 | uint16 | uint32 | uint64](d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n int) {
+	ds2, ss2 := 2*ds, 2*ss
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		a0, a1 := *(*W)(at(s, so)), *(*W)(at(s, so+ss))
+		a2, a3 := *(*W)(at(s, so+ss2)), *(*W)(at(s, so+ss2+ss))
+		*(*W)(at(d, do)), *(*W)(at(d, do+ds)) = a0, a1
+		*(*W)(at(d, do+ds2)), *(*W)(at(d, do+ds2+ds)) = a2, a3
+		so += 2 * ss2
+		do += 2 * ds2
+	}
+	for ; i < n; i++ {
+		*(*W)(at(d, do)) = *(*W)(at(s, so))
+		so += ss
+		do += ds
+	}
+}
+
+// maxWordBlock is the largest block mvBlock moves with word loads and
+// stores; larger blocks go to memmove, whose vector moves win from there
+// on (measured on L8's 128-byte blocks).
+const maxWordBlock = 64
+
+// mvBlock copies n bytes from s to d exactly, blocks of up to maxWordBlock
+// bytes with 32-byte groups of word moves (the last group overlapping the
+// one before it), without a call to memmove.
+func mvBlock(d, s unsafe.Pointer, n int) {
+	if n < 32 || n > maxWordBlock {
+		mv(d, s, n)
+		return
+	}
+	i := 0
+	for ; i+32 <= n; i += 32 {
+		mv32(at(d, i), at(s, i))
+	}
+	if i < n {
+		mv32(at(d, n-32), at(s, n-32))
+	}
+}
+
+func mv32(d, s unsafe.Pointer) {
+	a, b := *(*uint64)(s), *(*uint64)(at(s, 8))
+	c, e := *(*uint64)(at(s, 16)), *(*uint64)(at(s, 24))
+	*(*uint64)(d), *(*uint64)(at(d, 8)) = a, b
+	*(*uint64)(at(d, 16)), *(*uint64)(at(d, 24)) = c, e
+}
+
+// mvWords copies n bytes from s to d: the word multiples that index blocks
+// of doubles and floats merge into (8, 16, 24, 32 bytes) with inline word
+// moves, everything else through mvBlock.
+func mvWords(d, s unsafe.Pointer, n int) {
+	switch n {
+	case 8:
+		*(*uint64)(d) = *(*uint64)(s)
+	case 16:
+		*(*[2]uint64)(d) = *(*[2]uint64)(s)
+	case 24:
+		*(*[3]uint64)(d) = *(*[3]uint64)(s)
+	case 32:
+		*(*[4]uint64)(d) = *(*[4]uint64)(s)
+	default:
+		if n > 32 {
+			copy(unsafe.Slice((*byte)(d), n), unsafe.Slice((*byte)(s), n))
+			return
+		}
+		mv(d, s, n)
 	}
 }

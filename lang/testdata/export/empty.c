@@ -1,4 +1,4 @@
-/* empty: size 0, lb 0, extent 16, true lb 0, true extent 16 (built by ddt) */
+/* empty: size 0, lb 0, extent 0, true lb 0, true extent 0 (built by ddt) */
 MPI_Datatype empty;
 {
     MPI_Datatype empty_t1, empty_t2, empty_t3;

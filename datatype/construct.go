@@ -254,6 +254,12 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 	t := newDerived(c, old)
 	t.blocklengths, t.displs = slices.Clone(bls), slices.Clone(displs)
 	t.types = []*Type{old}
+	if len(bls) == 0 || old.size == 0 {
+		return t.zerolen(), nil
+	}
+	if t.uniformBlocks(bls, 0, displs, scaleOf(c == CombinerIndexed, old), old) {
+		return t, nil
+	}
 	return t.finishBlocks(func(i int) (int64, int64, *Type) {
 		return bls[i], displs[i], old
 	}, len(bls), c == CombinerIndexed, old.size == 0)
@@ -317,9 +323,24 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 		}
 		return t, nil
 	}
+	if len(displs) == 0 || old.size == 0 {
+		return t.zerolen(), nil
+	}
+	if t.uniformBlocks(nil, bl, displs, scaleOf(c == CombinerIndexedBlock, old), old) {
+		return t, nil
+	}
 	return t.finishBlocks(func(i int) (int64, int64, *Type) {
 		return bl, displs[i], old
 	}, len(displs), c == CombinerIndexedBlock, old.size == 0)
+}
+
+// scaleOf is the factor that turns displacements into bytes: the old
+// type's extent for indexed and indexed_block, 1 for their h forms.
+func scaleOf(scaled bool, old *Type) int64 {
+	if scaled {
+		return old.Extent()
+	}
+	return 1
 }
 
 // finishBlocks computes the layout of a type made of n blocks.

@@ -1,0 +1,73 @@
+package datatype
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestUniformBlocksMatchesCheckedPath compares the fast path of indexed
+// types with the general, overflow-checked block accumulator.
+func TestUniformBlocksMatchesCheckedPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	olds := []*Type{Of(Int), Of(Double), ShortInt, LongDoubleInt}
+	for _, ext := range []int64{-24, -8, 0, 3, 16} {
+		rs, _ := Resized(Of(Int), r.Int64N(9)-4, ext)
+		olds = append(olds, rs)
+	}
+	v, _ := Vector(3, 2, -5, Of(Float))
+	olds = append(olds, v)
+	for trial := range 4000 {
+		old := olds[r.IntN(len(olds))]
+		n := r.IntN(6)
+		bls := make([]int64, n)
+		displs := make([]int64, n)
+		for i := range n {
+			bls[i] = r.Int64N(4)
+			displs[i] = r.Int64N(200) - 100
+		}
+		for _, c := range []Combiner{CombinerIndexed, CombinerHIndexed, CombinerIndexedBlock, CombinerHIndexedBlock} {
+			var fast *Type
+			var err error
+			bl := bls
+			if c == CombinerIndexedBlock || c == CombinerHIndexedBlock {
+				if n > 0 && bls[0] == 0 {
+					continue // the zero-length indexed_block rule has its own path
+				}
+				bl = make([]int64, n)
+				for i := range bl {
+					bl[i] = max(1, bls[0])
+				}
+			}
+			if c == CombinerIndexed || c == CombinerHIndexed {
+				fast, err = indexed(c, bl, displs, old)
+			} else {
+				var b0 int64 = 1
+				if n > 0 {
+					b0 = bl[0]
+				}
+				fast, err = indexedBlock(c, b0, displs, old)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow := newDerived(c, old)
+			slow, err = slow.finishBlocks(func(i int) (int64, int64, *Type) { return bl[i], displs[i], old },
+				n, c == CombinerIndexed || c == CombinerIndexedBlock, old.size == 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [10]int64{fast.size, fast.lb, fast.ub, fast.trueLB, fast.trueUB, fast.dataLB, fast.dataUB, fast.elements, fast.align, b2i(fast.contig)}
+			want := [10]int64{slow.size, slow.lb, slow.ub, slow.trueLB, slow.trueUB, slow.dataLB, slow.dataUB, slow.elements, slow.align, b2i(slow.contig)}
+			if got != want {
+				t.Fatalf("trial %d %v %v %v of %v: fast %v, checked %v", trial, c, bl, displs, old, got, want)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
 	"strings"
 
@@ -46,8 +45,8 @@ func runBench(e *env, args []string) error {
 	}
 	opts := bench.Options{JSON: *asJSON, Engines: engines, Filter: *filter}
 	if *typ != "" {
-		if *count < 0 {
-			return &usageError{fmt.Sprintf("negative --count %d", *count)}
+		if err := nonNegative("--count", *count); err != nil {
+			return err
 		}
 		t, err := loadType(e, *typ)
 		if err != nil {
@@ -59,15 +58,7 @@ func runBench(e *env, args []string) error {
 }
 
 func runDame(e *env, args []string) error {
-	fs := flag.NewFlagSet("dame", flag.ContinueOnError)
-	pos, err := parse(e, lookup("dame"), fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
-		return err
-	}
-	t, err := loadType(e, pos[0])
+	t, err := typeArg(e, "dame", flag.NewFlagSet("dame", flag.ContinueOnError), args, nil)
 	if err != nil {
 		return err
 	}

@@ -16,17 +16,12 @@ func runExport(e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	lng := fs.String("lang", "c", "output language (c)")
 	name := fs.String("name", "newtype", "name of the C variable that holds the type")
-	pos, err := parse(e, lookup("export"), fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
-		return err
-	}
-	if *lng != "c" {
-		return &usageError{fmt.Sprintf("unsupported --lang %q (supported: c)", *lng)}
-	}
-	t, err := loadType(e, pos[0])
+	t, err := typeArg(e, "export", fs, args, func() error {
+		if *lng != "c" {
+			return &usageError{fmt.Sprintf("unsupported --lang %q (supported: c)", *lng)}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}

@@ -93,18 +93,14 @@ func runNormalize(e *env, args []string) error {
 	fs := flag.NewFlagSet("normalize", flag.ContinueOnError)
 	costs := fs.String("cost", "", costHelp)
 	out := fs.String("o", "", "also write the normalized type as a .ddt file (same type map, lb and extent)")
-	pos, err := parse(e, lookup("normalize"), fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
-		return err
-	}
 	opts := optimal.DefaultNormalizeOptions()
-	if opts.Cost, err = optimal.ParseCost(*costs); err != nil {
-		return &usageError{"--cost: " + err.Error()}
-	}
-	t, err := loadType(e, pos[0])
+	t, err := typeArg(e, "normalize", fs, args, func() error {
+		var err error
+		if opts.Cost, err = optimal.ParseCost(*costs); err != nil {
+			return &usageError{"--cost: " + err.Error()}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}

@@ -39,28 +39,25 @@ func (p *packFlags) define(fs *flag.FlagSet) {
 func (p *packFlags) setup(e *env, name string, args []string) (*ddt.Committed, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	p.define(fs)
-	pos, err := parse(e, lookup(name), fs, args)
-	if err != nil {
-		return nil, err
-	}
-	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
-		return nil, err
-	}
-	switch {
-	case p.count < 0:
-		return nil, &usageError{"--count N (N >= 0) is required"}
-	case p.in == "":
-		return nil, &usageError{"--in is required"}
-	case p.out == "":
-		return nil, &usageError{"--out is required"}
-	case p.chunk < 0:
-		return nil, &usageError{fmt.Sprintf("negative --chunk %d", p.chunk)}
-	}
-	eng, err := ddt.ParseEngine(p.engine)
-	if err != nil {
-		return nil, &usageError{err.Error()}
-	}
-	t, err := loadType(e, pos[0])
+	var eng ddt.Engine
+	t, err := typeArg(e, name, fs, args, func() error {
+		switch {
+		case p.count < 0:
+			return &usageError{"--count N (N >= 0) is required"}
+		case p.in == "":
+			return &usageError{"--in is required"}
+		case p.out == "":
+			return &usageError{"--out is required"}
+		}
+		if err := nonNegative("--chunk", p.chunk); err != nil {
+			return err
+		}
+		var err error
+		if eng, err = ddt.ParseEngine(p.engine); err != nil {
+			return &usageError{err.Error()}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -28,21 +28,31 @@ func loadType(e *env, path string) (*datatype.Type, error) {
 	return lang.Parse(name, src)
 }
 
+// typeArg parses the flags of a command that takes exactly one TYPE, runs
+// check (flag validation, may be nil) and loads the type.
+func typeArg(e *env, name string, fs *flag.FlagSet, args []string, check func() error) (*datatype.Type, error) {
+	pos, err := parse(e, lookup(name), fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, err
+		}
+	}
+	return loadType(e, pos[0])
+}
+
 func init() {
 	register(&command{name: "show", args: "TYPE", summary: "print the size, bounds and other properties of a type", run: runShow})
 	register(&command{name: "typemap", args: "TYPE [--count N]", summary: "print the type map of N instances, one BASICTYPE DISPLACEMENT line per element", run: runTypemap})
 }
 
 func runShow(e *env, args []string) error {
-	fs := flag.NewFlagSet("show", flag.ContinueOnError)
-	pos, err := parse(e, lookup("show"), fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
-		return err
-	}
-	t, err := loadType(e, pos[0])
+	t, err := typeArg(e, "show", flag.NewFlagSet("show", flag.ContinueOnError), args, nil)
 	if err != nil {
 		return err
 	}
@@ -79,17 +89,7 @@ func lookup(name string) *command {
 func runTypemap(e *env, args []string) error {
 	fs := flag.NewFlagSet("typemap", flag.ContinueOnError)
 	count := fs.Int64("count", 1, "number of instances")
-	pos, err := parse(e, lookup("typemap"), fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, 1, "TYPE"); err != nil {
-		return err
-	}
-	if *count < 0 {
-		return &usageError{fmt.Sprintf("negative --count %d", *count)}
-	}
-	t, err := loadType(e, pos[0])
+	t, err := typeArg(e, "typemap", fs, args, func() error { return nonNegative("--count", *count) })
 	if err != nil {
 		return err
 	}
@@ -106,4 +106,12 @@ func runTypemap(e *env, args []string) error {
 		return werr
 	}
 	return w.Flush()
+}
+
+// nonNegative is the usage error of a negative count-like flag.
+func nonNegative(flag string, v int64) error {
+	if v < 0 {
+		return &usageError{fmt.Sprintf("negative %s %d", flag, v)}
+	}
+	return nil
 }

@@ -151,33 +151,39 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 		coords[i] = r % psizes[i]
 		r /= psizes[i]
 	}
-	dim := func(j int) int {
-		if order == OrderC {
-			return n - 1 - j
-		}
-		return j
-	}
+	// Build the type exactly as MPICH does, one block or cyclic type per
+	// dimension (fastest first), each resized to the whole dimension, so
+	// that bounds and true bounds come out the same.
 	ext := old.Extent()
-	stride := ext
 	t := old
+	var err error
+	var disp int64    // starting offset, in elements of old
+	scale := int64(1) // elements of old per index step of the current dimension
 	for j := range n {
-		d := dim(j)
-		var err error
-		if j > 0 {
-			if t, err = Resized(t, 0, stride); err != nil {
-				return nil, err
-			}
+		d := j
+		if order == OrderC {
+			d = n - 1 - j
 		}
-		if t, err = darrayDim(t, stride, gsizes[d], distribs[d], dargs[d], psizes[d], coords[d]); err != nil {
+		if t, err = darrayDim(t, j == 0, ext, scale, gsizes[d], distribs[d], dargs[d], psizes[d], coords[d], &disp); err != nil {
 			return nil, err
 		}
-		stride = k.mul(stride, gsizes[d])
+		scale = k.mul(scale, gsizes[d])
+		if k.err != nil {
+			return nil, overflowErr(c, "array extent")
+		}
 	}
-	if k.err != nil {
+	db, err := mul(disp, ext)
+	if err != nil {
+		return nil, overflowErr(c, "displacement")
+	}
+	if t, err = HIndexedBlock(1, []int64{db}, t); err != nil {
+		return nil, err
+	}
+	total, err := mul(scale, ext)
+	if err != nil {
 		return nil, overflowErr(c, "array extent")
 	}
-	t, err := Resized(t, 0, stride)
-	if err != nil {
+	if t, err = Resized(t, 0, total); err != nil {
 		return nil, err
 	}
 	res := t.shallow(c, old)
@@ -187,68 +193,82 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 	return res, nil
 }
 
-// maxRuns bounds the runs of one darray dimension listed one by one; a
-// cyclic dimension with more is built as a vector of its whole cycles and
-// a remainder, so memory stays bounded by the arguments, not gsizes.
-const maxRuns = 1024
-
-// darrayDim returns the indices of one dimension that process coordinate p
-// owns, in increasing order, as a type over t (one instance per index,
-// stride bytes apart).
-func darrayDim(t *Type, stride, g int64, dist Distrib, darg, psize, p int64) (*Type, error) {
+// darrayDim builds the type of one darray dimension over t, the type of
+// the faster dimensions, as MPICH's MPIR_Type_block and MPIR_Type_cyclic do;
+// first is true for the fastest dimension, ext is the old type's extent and
+// scale the number of old elements per index step. It adds this process's
+// starting index times scale to *disp (except for a cyclic fastest
+// dimension, whose start is built into the type). Its size is bounded by
+// the arguments, never by gsizes.
+func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np, p int64, disp *int64) (*Type, error) {
+	const c = CombinerDarray
 	var k calc
-	b := darg
-	switch {
-	case dist == DistributeNone:
-		return HIndexed([]int64{g}, []int64{0}, t)
-	case dist == DistributeBlock:
+	stride := k.mul(scale, ext) // bytes per index step
+	if k.err != nil {
+		return nil, overflowErr(c, "stride")
+	}
+	textent := t.Extent()
+	var nt *Type
+	var err error
+	var st int64
+	if dist == DistributeCyclic {
+		b := darg
 		if b == DefaultDarg {
-			b = (g + psize - 1) / psize
+			b = 1
 		}
-		lo := k.mul(p, b)
-		if k.err != nil || lo >= g {
-			return HIndexed(nil, nil, t)
+		var local int64
+		if firstIdx := k.mul(p, b); k.err == nil && firstIdx <= g-1 {
+			period := k.mul(np, b)
+			span := g - firstIdx
+			local = span/period*b + min(span%period, b)
 		}
-		hi := min(lo+b, g)
-		return HIndexed([]int64{hi - lo}, []int64{k.mul(lo, stride)}, t)
-	}
-	if b == DefaultDarg {
-		b = 1
-	}
-	first := k.mul(p, b)
-	period := k.mul(b, psize)
-	if k.err != nil || first >= g {
-		return HIndexed(nil, nil, t)
-	}
-	span := g - first
-	full, rem := span/period, min(span%period, b) // whole cycles, and a last partial block
-	if full+1 <= maxRuns {
-		var lens, starts []int64
-		for i := range full {
-			lens = append(lens, b)
-			starts = append(starts, k.mul(first+i*period, stride))
-		}
-		if rem > 0 {
-			lens = append(lens, rem)
-			starts = append(starts, k.mul(first+full*period, stride))
-		}
+		cnt, rem := local/b, local%b
+		cstride := k.mul(k.mul(np, b), stride)
 		if k.err != nil {
-			return nil, overflowErr(CombinerDarray, "displacement")
+			return nil, overflowErr(c, "stride")
 		}
-		return HIndexed(lens, starts, t)
-	}
-	pstride := k.mul(period, stride)
-	v, err := HVector(full, b, pstride, t)
-	if err != nil {
-		return nil, err
-	}
-	if rem > 0 {
-		if v, err = Struct([]int64{1, rem}, []int64{0, k.mul(full, pstride)}, []*Type{v, t}); err != nil {
+		if nt, err = HVector(cnt, b, cstride, t); err != nil {
 			return nil, err
 		}
+		if rem > 0 {
+			if nt, err = Struct([]int64{1, rem}, []int64{0, k.mul(cnt, cstride)}, []*Type{nt, t}); err != nil {
+				return nil, err
+			}
+		}
+		if first {
+			if nt, err = HIndexedBlock(1, []int64{k.mul(k.mul(p, b), ext)}, nt); err != nil {
+				return nil, err
+			}
+			if nt, err = Resized(nt, 0, k.mul(ext, g)); err != nil {
+				return nil, err
+			}
+		} else if local > 0 {
+			st = k.mul(p, b)
+		}
+	} else {
+		b := darg
+		if dist == DistributeNone || b == DefaultDarg {
+			b = (g + np - 1) / np
+		}
+		mysize := max(0, min(b, g-k.mul(b, p)))
+		if first {
+			nt, err = Contiguous(mysize, t)
+		} else {
+			nt, err = HVector(mysize, 1, stride, t)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if mysize > 0 {
+			st = k.mul(b, p)
+		}
+	}
+	*disp = k.add(*disp, k.mul(st, scale))
+	if nt, err = Resized(nt, 0, k.mul(g, textent)); err != nil {
+		return nil, err
 	}
 	if k.err != nil {
-		return nil, overflowErr(CombinerDarray, "displacement")
+		return nil, overflowErr(c, "displacement")
 	}
-	return HIndexedBlock(1, []int64{k.mul(first, stride)}, v)
+	return nt, nil
 }

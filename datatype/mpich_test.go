@@ -22,6 +22,7 @@ func TestMPICHEdgeCases(t *testing.T) {
 	st := m(Struct([]int64{1, 1}, []int64{0, 8}, []*Type{i, d}))
 	rs12 := m(Resized(st, 0, 12))
 	zero := m(Contiguous(0, i))
+	hvec := m(HVector(2, 1, 6, i))
 	cases := []struct {
 		name                    string
 		ty                      *Type
@@ -54,6 +55,21 @@ func TestMPICHEdgeCases(t *testing.T) {
 		{"struct(int@0,0xdouble@100)", m(Struct([]int64{1, 0}, []int64{0, 100}, []*Type{i, d})), 4, 0, 4, 0, 4},
 		{"subarray", m(Subarray([]int64{4, 5}, []int64{2, 3}, []int64{1, 1}, OrderC, d)), 48, 0, 160, 48, 64},
 		{"struct(zero@-8,char@0)", m(Struct([]int64{1, 1}, []int64{-8, 0}, []*Type{zero, ch})), 1, -8, 9, -8, 9},
+		// a struct whose members are all the same type is not padded
+		{"struct(int@0,int@6)", m(Struct([]int64{1, 1}, []int64{0, 6}, []*Type{i, i})), 8, 0, 10, 0, 10},
+		{"struct(int@0,unsigned@6)", m(Struct([]int64{1, 1}, []int64{0, 6}, []*Type{i, Of(Unsigned)})), 8, 0, 10, 0, 10},
+		{"struct(int@0,float@6)", m(Struct([]int64{1, 1}, []int64{0, 6}, []*Type{i, Of(Float)})), 8, 0, 12, 0, 10},
+		{"struct(hvec)", m(Struct([]int64{1}, []int64{0}, []*Type{hvec})), 8, 0, 10, 0, 10},
+		{"struct(hvec,dup(hvec))", m(Struct([]int64{1, 1}, []int64{0, 20}, []*Type{hvec, m(Dup(hvec))})), 16, 0, 30, 0, 30},
+		{"struct(hvec,resized(hvec,0,12))", m(Struct([]int64{1, 1}, []int64{0, 20}, []*Type{hvec, m(Resized(hvec, 0, 12))})), 16, 0, 32, 0, 30},
+		{"struct(hvec,0 x char)", m(Struct([]int64{1, 0}, []int64{0, 6}, []*Type{hvec, ch})), 8, 0, 12, 0, 10},
+		// a struct without data is the zero-length type
+		{"struct(empty members)", m(Struct([]int64{1, 1}, []int64{0, 8}, []*Type{zero, m(Resized(zero, 0, 8))})), 0, 0, 0, 0, 0},
+		// zero-length blocks of indexed_block keep an empty span
+		{"indexed_block(0,[5,-3],double)", m(IndexedBlock(0, []int64{5, -3}, d)), 0, -24, 64, -24, 64},
+		{"indexed_block(0,[5,-3],resized(double,0,-16))", m(IndexedBlock(0, []int64{5, -3}, m(Resized(d, 0, -16)))), 0, -64, 96, -64, 120},
+		// darray as MPICH builds it
+		{"darray block/cyclic", m(Darray(6, 4, []int64{9, 7}, []Distrib{DistributeBlock, DistributeCyclic}, []int64{DefaultDarg, 2}, []int64{3, 2}, OrderC, i)), 48, 0, 252, 168, 80},
 	}
 	for _, c := range cases {
 		got := [5]int64{c.ty.Size(), c.ty.LB(), c.ty.Extent(), c.ty.TrueLB(), c.ty.TrueExtent()}

@@ -9,6 +9,7 @@ import (
 	"github.com/ddtlab/ddt/internal/engine"
 	"github.com/ddtlab/ddt/internal/ref"
 	"github.com/ddtlab/ddt/optimal"
+	"github.com/ddtlab/ddt/sig"
 )
 
 // Engine selects how a committed type moves data.
@@ -115,6 +116,7 @@ type Committed struct {
 	prog   *dame.Program
 	interp *engine.Interp
 	comp   *engine.Compiled
+	sig    sig.Sig // signature of one instance (seed 004), computed at commit
 }
 
 // Commit prepares t for packing with the default options.
@@ -132,7 +134,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	if e == Auto {
 		e = Compiled
 	}
-	c := &Committed{t: t, exec: t, engine: e}
+	c := &Committed{t: t, exec: t, engine: e, sig: sig.Of(t)}
 	if e != Reference {
 		if opts.Normalize || !opts.NoNormalize && autoNormalize(t) {
 			c.exec = normalized(t)
@@ -171,6 +173,19 @@ func normalized(t *datatype.Type) *datatype.Type {
 		return t
 	}
 	return nt
+}
+
+// Signature is the type signature of one instance (its hash and element
+// count, seed 004), computed at commit from the type tree.
+func (c *Committed) Signature() sig.Sig { return c.sig }
+
+// MessageSignature is the signature of count instances: what a message of
+// count instances carries, checked by the receiver with sig.Match.
+func (c *Committed) MessageSignature(count int64) (sig.Sig, error) {
+	if count < 0 {
+		return sig.Sig{}, fmt.Errorf("negative count %d", count)
+	}
+	return c.sig.Repeat(count)
 }
 
 // Type returns the committed type.

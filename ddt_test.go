@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/sig"
 )
 
 // naivePack is the oracle: flatten the type map and copy each element.
@@ -175,5 +176,22 @@ func TestBufferChecks(t *testing.T) {
 	}
 	if _, err := c.Pack(dst, src, 32, -1); err == nil {
 		t.Errorf("negative count must be rejected")
+	}
+}
+
+func TestCommitSignature(t *testing.T) {
+	for name, ty := range sampleTypes() {
+		c, err := Commit(ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := c.Signature(); s.N != ty.Elements() {
+			t.Errorf("%s: signature of %d elements, type has %d", name, s.N, ty.Elements())
+		}
+		m, err := c.MessageSignature(3)
+		want, _ := sig.OfCount(ty, 3)
+		if err != nil || m != want {
+			t.Errorf("%s: message signature %v, want %v (%v)", name, m, want, err)
+		}
 	}
 }

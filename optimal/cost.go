@@ -122,28 +122,16 @@ func (c CostModel) Of(n *Node) int64 {
 	if n == nil {
 		return 0
 	}
+	s := c.nodeCost(n)
 	switch n.Kind {
-	case Leaf:
-		if n.Count > 1 {
-			return c.Contig
-		}
-		return c.Leaf
-	case Vec:
-		return c.Vec + c.Of(n.Child)
-	case Idx:
-		return c.Idx + int64(len(n.Disps))*c.Ix + c.Of(n.Child)
-	case IdxBuc:
-		return c.IdxBuc + int64(len(n.Disps))*(c.Ix+c.Bucket) + c.Of(n.Child)
-	case SBuc:
-		return c.SBuc + int64(len(n.Sizes))*c.Bucket + c.Of(n.Child)
+	case Vec, Idx, IdxBuc, SBuc:
+		s += c.Of(n.Child)
 	case Struc:
-		s := c.Struc + int64(len(n.Disps))*(c.Ix+c.Type)
 		for _, ch := range n.Children {
 			s += c.Of(ch)
 		}
-		return s
 	}
-	return 0
+	return s
 }
 
 // nodeCost is the cost of n alone, without its subtrees.

@@ -14,6 +14,7 @@ type TruncationError struct {
 	Capacity int64 // elements the receive holds
 }
 
+// Error names both element counts.
 func (e *TruncationError) Error() string {
 	return fmt.Sprintf("sig: message truncated: %d elements sent, the receive holds %d", e.Sent, e.Capacity)
 }
@@ -35,6 +36,8 @@ type MismatchError struct {
 	SentBasic, RecvBasic datatype.Basic
 }
 
+// Error names the first differing element and its basic types when they are
+// known, the two signatures otherwise.
 func (e *MismatchError) Error() string {
 	switch {
 	case e.Known:

@@ -70,14 +70,14 @@ func Match(sent Sig, recv *datatype.Type, count int64) error {
 	if err := sent.Valid(); err != nil {
 		return err
 	}
-	capa, err := capacity(recv, count)
+	v, capa, err := instances(recv, count)
 	if err != nil {
 		return err
 	}
 	if sent.N > capa {
 		return &TruncationError{Sent: sent.N, Capacity: capa}
 	}
-	want, err := Prefix(recv, count, sent.N)
+	want, err := prefix(recv, v, capa, sent.N)
 	if err != nil {
 		return err
 	}

@@ -173,21 +173,48 @@ func (p *parser) list() []int64 {
 	return xs
 }
 
-// countArg reads a count and returns it with its position, for checkLen to
-// check against a list length later.
-func (p *parser) countArg() (int64, int) {
+// countAt is a constructor's count argument and its position: the lists
+// that follow must have count elements.
+type countAt struct {
+	count int64
+	at    int
+}
+
+// countArg reads a count.
+func (p *parser) countArg() countAt {
 	p.skip()
 	at := p.pos
 	c := p.int()
 	if c < 0 {
 		p.failAt(at, "negative count %d", c)
 	}
-	return c, at
+	return countAt{c, at}
 }
 
-func (p *parser) checkLen(c int64, at int, what string, got int) {
-	if p.err == nil && c != int64(got) {
-		p.failAt(at, "count %d but %d %s", c, got, what)
+// intArg reads ", x".
+func (p *parser) intArg() int64 {
+	p.comma()
+	return p.int()
+}
+
+// listArg reads ", [x0, ...]", a list of what that must have c.count
+// elements.
+func (p *parser) listArg(c countAt, what string) []int64 {
+	p.comma()
+	xs := p.list()
+	p.checkLen(c, what, len(xs))
+	return xs
+}
+
+// childArg reads ", L", a subtree nested depth deep.
+func (p *parser) childArg(depth int) *Node {
+	p.comma()
+	return p.node(depth)
+}
+
+func (p *parser) checkLen(c countAt, what string, got int) {
+	if p.err == nil && c.count != int64(got) {
+		p.failAt(c.at, "count %d but %d %s", c.count, got, what)
 	}
 }
 
@@ -214,56 +241,36 @@ func (p *parser) node(depth int) *Node {
 	}
 	n := &Node{Kind: kind}
 	p.expect('(')
-	var c int64 // the count, checked against the list lengths
-	var at int  // its position
 	switch kind {
 	case Leaf:
 		p.leaf(n)
 	case Vec:
-		n.Count, _ = p.countArg()
-		p.comma()
-		n.Stride = p.int()
-		p.comma()
-		n.Child = p.node(depth + 1)
+		n.Count = p.countArg().count
+		n.Stride = p.intArg()
+		n.Child = p.childArg(depth + 1)
 	case Idx:
-		c, at = p.countArg()
-		p.comma()
-		n.Disps = p.list()
-		p.checkLen(c, at, "displacements", len(n.Disps))
-		p.comma()
-		n.Child = p.node(depth + 1)
+		c := p.countArg()
+		n.Disps = p.listArg(c, "displacements")
+		n.Child = p.childArg(depth + 1)
 	case IdxBuc:
-		c, at = p.countArg()
-		p.comma()
-		n.Stride = p.int()
-		p.comma()
-		n.Disps = p.list()
-		p.checkLen(c, at, "displacements", len(n.Disps))
-		p.comma()
-		n.Sizes = p.list()
-		p.checkLen(c, at, "bucket sizes", len(n.Sizes))
-		p.comma()
-		n.Child = p.node(depth + 1)
+		c := p.countArg()
+		n.Stride = p.intArg()
+		n.Disps = p.listArg(c, "displacements")
+		n.Sizes = p.listArg(c, "bucket sizes")
+		n.Child = p.childArg(depth + 1)
 	case SBuc:
-		c, at = p.countArg()
-		p.comma()
-		n.Stride = p.int()
-		p.comma()
-		n.Inner = p.int()
-		p.comma()
-		n.Sizes = p.list()
-		p.checkLen(c, at, "bucket sizes", len(n.Sizes))
-		p.comma()
-		n.Child = p.node(depth + 1)
+		c := p.countArg()
+		n.Stride = p.intArg()
+		n.Inner = p.intArg()
+		n.Sizes = p.listArg(c, "bucket sizes")
+		n.Child = p.childArg(depth + 1)
 	case Struc:
-		c, at = p.countArg()
-		p.comma()
-		n.Disps = p.list()
-		p.checkLen(c, at, "displacements", len(n.Disps))
+		c := p.countArg()
+		n.Disps = p.listArg(c, "displacements")
 		p.comma()
 		n.Children = []*Node{}
 		p.items(func() { n.Children = append(n.Children, p.node(depth+1)) })
-		p.checkLen(c, at, "subtrees", len(n.Children))
+		p.checkLen(c, "subtrees", len(n.Children))
 	}
 	p.expect(')')
 	if p.err != nil {

@@ -46,7 +46,7 @@ func NewWorld(n int, opts Options) (*World, error) {
 		return nil, fmt.Errorf("comm: world size %d is not positive", n)
 	}
 	if opts.PacketSize < 0 || opts.EagerLimit < 0 {
-		return nil, fmt.Errorf("comm: negative packet size or eager limit")
+		return nil, fmt.Errorf("comm: negative packet size %d or eager limit %d", opts.PacketSize, opts.EagerLimit)
 	}
 	if opts.PacketSize == 0 {
 		opts.PacketSize = 64 << 10

@@ -46,7 +46,7 @@ func NewWorld(n int, opts Options) (*World, error) {
 		return nil, fmt.Errorf("comm: world size %d is not positive", n)
 	}
 	if opts.PacketSize < 0 || opts.EagerLimit < 0 {
-		return nil, fmt.Errorf("comm: negative packet size or eager limit")
+		return nil, fmt.Errorf("comm: negative packet size %d or eager limit %d", opts.PacketSize, opts.EagerLimit)
 	}
 	if opts.PacketSize == 0 {
 		opts.PacketSize = 64 << 10
@@ -145,17 +145,12 @@ func (b Buffer) check(op string) error {
 	return nil
 }
 
-func (c *Comm) peer(op string, r int, wild bool) error {
-	if wild && r == AnySource {
-		return nil
-	}
-	if r < 0 || r >= c.Size() {
+// checkPeer checks the rank r and the tag of operation op; wild allows
+// AnySource and AnyTag.
+func (c *Comm) checkPeer(op string, r, tag int, wild bool) error {
+	if !(wild && r == AnySource) && (r < 0 || r >= c.Size()) {
 		return fmt.Errorf("%s: rank %d is outside [0, %d)", op, r, c.Size())
 	}
-	return nil
-}
-
-func checkTag(op string, tag int, wild bool) error {
 	if tag < 0 && !(wild && tag == AnyTag) {
 		return fmt.Errorf("%s: negative tag %d", op, tag)
 	}

@@ -20,16 +20,13 @@ type header struct {
 // not the prefix of t's signature of the same length.
 func (h header) check(t *datatype.Type, count int64) error {
 	err := sig.Match(h.sig, t, count)
-	var te *sig.TruncationError
-	var me *sig.MismatchError
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.As(err, &te):
+	}
+	var te *sig.TruncationError
+	if errors.As(err, &te) {
 		return fmt.Errorf("%w: %d elements (%d bytes) arrived for a receive buffer of %d elements (%d x %s)",
 			ErrTruncate, te.Sent, h.bytes, te.Capacity, count, t)
-	case errors.As(err, &me):
-		return fmt.Errorf("%w: %v", ErrType, err)
 	}
 	return fmt.Errorf("%w: %v", ErrType, err)
 }

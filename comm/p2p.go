@@ -105,10 +105,7 @@ func (c *Comm) Isend(buf Buffer, dest, tag int) (*Request, error) {
 	if err := buf.check(op); err != nil {
 		return nil, err
 	}
-	if err := c.peer(op, dest, false); err != nil {
-		return nil, err
-	}
-	if err := checkTag(op, tag, false); err != nil {
+	if err := c.checkPeer(op, dest, tag, false); err != nil {
 		return nil, err
 	}
 	p, err := buf.Type.NewPacker(buf.Data, buf.Origin, buf.Count)
@@ -163,10 +160,7 @@ func (c *Comm) Irecv(buf Buffer, source, tag int) (*Request, error) {
 	if err := buf.check(op); err != nil {
 		return nil, err
 	}
-	if err := c.peer(op, source, true); err != nil {
-		return nil, err
-	}
-	if err := checkTag(op, tag, true); err != nil {
+	if err := c.checkPeer(op, source, tag, true); err != nil {
 		return nil, err
 	}
 	// check the whole receive buffer once, before anything can arrive
@@ -229,10 +223,7 @@ func (c *Comm) Iprobe(source, tag int) (st Status, ok bool, err error) {
 }
 
 func (c *Comm) probe(source, tag int, block bool) (Status, bool, error) {
-	if err := c.peer("probe", source, true); err != nil {
-		return Status{}, false, err
-	}
-	if err := checkTag("probe", tag, true); err != nil {
+	if err := c.checkPeer("probe", source, tag, true); err != nil {
 		return Status{}, false, err
 	}
 	r := &recvReq{src: source, tag: tag}

@@ -12,6 +12,7 @@ type Pos struct {
 	Line, Col int
 }
 
+// String formats p as "line:col".
 func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 
 type tokKind uint8

@@ -69,7 +69,7 @@ func ParseFile(name string, src []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{file: name, toks: toks, bound: map[string]int{}, later: map[string]Pos{}}
+	p := &parser{file: name, toks: toks, bound: map[string]Binding{}, later: map[string]Pos{}}
 	stmts, err := p.parseStmts()
 	if err != nil {
 		return nil, err
@@ -88,8 +88,8 @@ func ParseFile(name string, src []byte) (*File, error) {
 			if datatype.Predefined(s.name) != nil {
 				return nil, p.errf(s.namePos, "cannot bind %s: it is a predefined type", s.name)
 			}
-			if i, ok := p.bound[s.name]; ok {
-				return nil, p.errf(s.namePos, "%s is already bound at %v", s.name, f.Bindings[i].Pos)
+			if b, ok := p.bound[s.name]; ok {
+				return nil, p.errf(s.namePos, "%s is already bound at %v", s.name, b.Pos)
 			}
 		}
 		t, err := p.evalType(s.expr)
@@ -97,9 +97,9 @@ func ParseFile(name string, src []byte) (*File, error) {
 			return nil, err
 		}
 		if s.name != "" {
-			p.bound[s.name] = len(f.Bindings)
-			f.Bindings = append(f.Bindings, Binding{Name: s.name, Pos: s.namePos, Type: t})
-			p.boundTypes = append(p.boundTypes, t)
+			b := Binding{Name: s.name, Pos: s.namePos, Type: t}
+			p.bound[s.name] = b
+			f.Bindings = append(f.Bindings, b)
 		}
 		last = t
 	}
@@ -146,13 +146,12 @@ type arg struct {
 }
 
 type parser struct {
-	file       string
-	toks       []token
-	i          int
-	depth      int
-	bound      map[string]int // name -> index in File.Bindings and boundTypes
-	boundTypes []*datatype.Type
-	later      map[string]Pos // every name the file binds -> first binding
+	file  string
+	toks  []token
+	i     int
+	depth int
+	bound map[string]Binding // the names bound so far
+	later map[string]Pos     // every name the file binds -> first binding
 }
 
 func (p *parser) errf(pos Pos, format string, a ...any) *Error {
@@ -363,8 +362,8 @@ func (p *parser) evalType(n *node) (*datatype.Type, error) {
 		if t := datatype.Predefined(n.text); t != nil {
 			return t, nil
 		}
-		if i, ok := p.boundIndex(n.text); ok {
-			return i, nil
+		if b, ok := p.bound[n.text]; ok {
+			return b.Type, nil
 		}
 		if at, ok := p.later[n.text]; ok {
 			return nil, p.errf(n.pos, "%s is used before it is bound (at %v)", n.text, at)
@@ -377,14 +376,6 @@ func (p *parser) evalType(n *node) (*datatype.Type, error) {
 		return p.evalCall(n)
 	}
 	return nil, p.errf(n.pos, "expected a type, found %s", n.describe())
-}
-
-func (p *parser) boundIndex(name string) (*datatype.Type, bool) {
-	i, ok := p.bound[name]
-	if !ok {
-		return nil, false
-	}
-	return p.boundTypes[i], true
 }
 
 func (p *parser) evalCall(n *node) (*datatype.Type, error) {

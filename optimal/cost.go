@@ -35,50 +35,48 @@ func DefaultCost() CostModel {
 	return CostModel{Leaf: 2, Vec: 4, Idx: 3, IdxBuc: 4, Struc: 2, Ix: 1, Bucket: 1, Type: 1, Contig: 2, SBuc: 4}
 }
 
-// costKeys lists the keys of ParseCost in a fixed order.
-var costKeys = []string{"leaf", "vec", "idx", "idxbuc", "struc", "ix", "bucket", "type", "contig", "sbuc"}
+// costFields lists the keys of ParseCost, in the order String prints them,
+// with the constants they set.
+var costFields = [...]struct {
+	key   string
+	field func(*CostModel) *int64
+}{
+	{"leaf", func(c *CostModel) *int64 { return &c.Leaf }},
+	{"vec", func(c *CostModel) *int64 { return &c.Vec }},
+	{"idx", func(c *CostModel) *int64 { return &c.Idx }},
+	{"idxbuc", func(c *CostModel) *int64 { return &c.IdxBuc }},
+	{"struc", func(c *CostModel) *int64 { return &c.Struc }},
+	{"ix", func(c *CostModel) *int64 { return &c.Ix }},
+	{"bucket", func(c *CostModel) *int64 { return &c.Bucket }},
+	{"type", func(c *CostModel) *int64 { return &c.Type }},
+	{"contig", func(c *CostModel) *int64 { return &c.Contig }},
+	{"sbuc", func(c *CostModel) *int64 { return &c.SBuc }},
+}
 
+// field returns the constant of c named key, or nil.
 func (c *CostModel) field(key string) *int64 {
-	switch key {
-	case "leaf":
-		return &c.Leaf
-	case "vec":
-		return &c.Vec
-	case "idx":
-		return &c.Idx
-	case "idxbuc":
-		return &c.IdxBuc
-	case "struc":
-		return &c.Struc
-	case "ix":
-		return &c.Ix
-	case "bucket":
-		return &c.Bucket
-	case "type":
-		return &c.Type
-	case "contig":
-		return &c.Contig
-	case "sbuc":
-		return &c.SBuc
+	for _, f := range costFields {
+		if f.key == key {
+			return f.field(c)
+		}
 	}
 	return nil
 }
 
 // String formats c as "leaf=2,vec=4,...", the form ParseCost reads.
 func (c CostModel) String() string {
-	parts := make([]string, len(costKeys))
-	for i, k := range costKeys {
-		parts[i] = k + "=" + strconv.FormatInt(*c.field(k), 10)
+	parts := make([]string, len(costFields))
+	for i, f := range costFields {
+		parts[i] = f.key + "=" + strconv.FormatInt(*f.field(&c), 10)
 	}
 	return strings.Join(parts, ",")
 }
 
 // Validate checks that every constant is in [0, MaxCostConstant].
 func (c CostModel) Validate() error {
-	for _, k := range costKeys {
-		v := *c.field(k)
-		if v < 0 || v > MaxCostConstant {
-			return fmt.Errorf("optimal: cost %s=%d out of range [0, %d]", k, v, MaxCostConstant)
+	for _, f := range costFields {
+		if v := *f.field(&c); v < 0 || v > MaxCostConstant {
+			return fmt.Errorf("optimal: cost %s=%d out of range [0, %d]", f.key, v, MaxCostConstant)
 		}
 	}
 	return nil
@@ -102,7 +100,11 @@ func ParseCost(s string) (CostModel, error) {
 		k = strings.TrimSpace(k)
 		p := c.field(k)
 		if p == nil {
-			return c, fmt.Errorf("optimal: unknown cost key %q (known: %s)", k, strings.Join(costKeys, ", "))
+			known := make([]string, len(costFields))
+			for i, f := range costFields {
+				known[i] = f.key
+			}
+			return c, fmt.Errorf("optimal: unknown cost key %q (known: %s)", k, strings.Join(known, ", "))
 		}
 		x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
@@ -122,28 +124,16 @@ func (c CostModel) Of(n *Node) int64 {
 	if n == nil {
 		return 0
 	}
+	s := c.nodeCost(n)
 	switch n.Kind {
-	case Leaf:
-		if n.Count > 1 {
-			return c.Contig
-		}
-		return c.Leaf
-	case Vec:
-		return c.Vec + c.Of(n.Child)
-	case Idx:
-		return c.Idx + int64(len(n.Disps))*c.Ix + c.Of(n.Child)
-	case IdxBuc:
-		return c.IdxBuc + int64(len(n.Disps))*(c.Ix+c.Bucket) + c.Of(n.Child)
-	case SBuc:
-		return c.SBuc + int64(len(n.Sizes))*c.Bucket + c.Of(n.Child)
+	case Vec, Idx, IdxBuc, SBuc:
+		s += c.Of(n.Child)
 	case Struc:
-		s := c.Struc + int64(len(n.Disps))*(c.Ix+c.Type)
 		for _, ch := range n.Children {
 			s += c.Of(ch)
 		}
-		return s
 	}
-	return 0
+	return s
 }
 
 // nodeCost is the cost of n alone, without its subtrees.

@@ -67,7 +67,7 @@ func toType(n *Node, memo map[*Node]*datatype.Type, depth int) (*datatype.Type, 
 		return nil, errors.New("optimal: nil node")
 	}
 	if depth > maxDepth {
-		return nil, errors.New("optimal: tree too deep")
+		return nil, fmt.Errorf("optimal: tree nested deeper than %d", maxDepth)
 	}
 	if t, ok := memo[n]; ok {
 		return t, nil
@@ -176,7 +176,7 @@ func treeOf(t *datatype.Type, memo map[*datatype.Type]*Node, depth int) (*Node, 
 		return n, nil
 	}
 	if depth > maxDepth {
-		return nil, errors.New("optimal: type too deep")
+		return nil, fmt.Errorf("optimal: type nested deeper than %d", maxDepth)
 	}
 	sub := func(u *datatype.Type) (*Node, error) { return treeOf(u, memo, depth+1) }
 	// block is a block of bl copies of old, extent(old) apart.
@@ -192,7 +192,7 @@ func treeOf(t *datatype.Type, memo map[*datatype.Type]*Node, depth int) (*Node, 
 		for k, d := range ds {
 			var ok bool
 			if out[k], ok = mulOK(d, by); !ok {
-				return nil, errors.New("optimal: displacement out of range ±2^61")
+				return nil, fmt.Errorf("optimal: displacement %d × extent %d out of range ±2^61", d, by)
 			}
 		}
 		return out, nil
@@ -227,7 +227,7 @@ func treeOf(t *datatype.Type, memo map[*datatype.Type]*Node, depth int) (*Node, 
 		if t.Combiner() == datatype.CombinerVector {
 			var ok bool
 			if stride, ok = mulOK(stride, old.Extent()); !ok {
-				return nil, errors.New("optimal: vector stride out of range ±2^61")
+				return nil, fmt.Errorf("optimal: vector stride %d × extent %d out of range ±2^61", a.Stride, old.Extent())
 			}
 		}
 		var c *Node

@@ -20,9 +20,9 @@ func Parse(s string, sizes Sizer) (*Node, error) {
 		sizes = DefaultSizes()
 	}
 	p := &parser{s: s, sizes: sizes}
-	n, err := p.node(0)
-	if err != nil {
-		return nil, err
+	n := p.node(0)
+	if p.err != nil {
+		return nil, p.err
 	}
 	p.skip()
 	if p.pos != len(p.s) {
@@ -34,14 +34,34 @@ func Parse(s string, sizes Sizer) (*Node, error) {
 	return n, nil
 }
 
+// parser reads the tree notation. Its error is sticky: the first failure is
+// recorded in err together with its column, and from then on every method
+// does nothing and returns zero values, so that callers can read a sequence
+// of arguments and check err once.
 type parser struct {
 	s     string
 	pos   int
 	sizes Sizer
+	err   error // the first error, if any
 }
 
 func (p *parser) errf(format string, args ...any) error {
 	return fmt.Errorf("optimal: parse: col %d: %s", p.pos+1, fmt.Sprintf(format, args...))
+}
+
+// fail records an error at the current column unless one is recorded.
+func (p *parser) fail(format string, args ...any) {
+	if p.err == nil {
+		p.err = p.errf(format, args...)
+	}
+}
+
+// failAt records an error at column at+1, leaving the position unchanged.
+func (p *parser) failAt(at int, format string, args ...any) {
+	save := p.pos
+	p.pos = at
+	p.fail(format, args...)
+	p.pos = save
 }
 
 func (p *parser) skip() {
@@ -83,299 +103,227 @@ func (p *parser) word() string {
 	return p.s[start:p.pos]
 }
 
-func (p *parser) expect(c byte) error {
+// expect consumes c, after optional whitespace.
+func (p *parser) expect(c byte) {
+	if p.err != nil {
+		return
+	}
 	p.skip()
 	if p.pos >= len(p.s) || p.s[p.pos] != c {
-		return p.errf("expected %q, found %s", string(c), p.peekDesc())
+		p.fail("expected %q, found %s", string(c), p.peekDesc())
+		return
 	}
 	p.pos++
-	return nil
 }
 
-func (p *parser) int() (int64, error) {
+// closes consumes c and reports true if it is the next byte after optional
+// whitespace.
+func (p *parser) closes(c byte) bool {
+	if p.err != nil {
+		return false
+	}
+	p.skip()
+	if p.pos < len(p.s) && p.s[p.pos] == c {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *parser) comma() { p.expect(',') }
+
+func (p *parser) int() int64 {
+	if p.err != nil {
+		return 0
+	}
 	p.skip()
 	start := p.pos
 	w := p.word()
 	if w == "" {
-		return 0, p.errf("expected an integer, found %s", p.peekDesc())
+		p.fail("expected an integer, found %s", p.peekDesc())
+		return 0
 	}
 	v, err := strconv.ParseInt(w, 10, 64)
 	if err != nil {
-		p.pos = start
-		return 0, p.errf("invalid integer %q", w)
+		p.failAt(start, "invalid integer %q", w)
+		return 0
 	}
-	return v, nil
+	return v
 }
 
-func (p *parser) list() ([]int64, error) {
-	if err := p.expect('['); err != nil {
-		return nil, err
+// items reads a bracketed, comma-separated list, calling item to read each
+// element.
+func (p *parser) items(item func()) {
+	p.expect('[')
+	if p.closes(']') {
+		return
 	}
+	for p.err == nil {
+		item()
+		if p.closes(']') {
+			return
+		}
+		p.comma()
+	}
+}
+
+func (p *parser) list() []int64 {
 	xs := []int64{}
-	p.skip()
-	if p.pos < len(p.s) && p.s[p.pos] == ']' {
-		p.pos++
-		return xs, nil
-	}
-	for {
-		v, err := p.int()
-		if err != nil {
-			return nil, err
-		}
-		xs = append(xs, v)
-		p.skip()
-		if p.pos < len(p.s) && p.s[p.pos] == ']' {
-			p.pos++
-			return xs, nil
-		}
-		if err := p.expect(','); err != nil {
-			return nil, err
-		}
-	}
+	p.items(func() { xs = append(xs, p.int()) })
+	return xs
 }
 
-func (p *parser) comma() error { return p.expect(',') }
+// countAt is a constructor's count argument and its position: the lists
+// that follow must have count elements.
+type countAt struct {
+	count int64
+	at    int
+}
 
-// count reads a count and checks it against a list length later.
-func (p *parser) countArg() (int64, int, error) {
+// countArg reads a count.
+func (p *parser) countArg() countAt {
 	p.skip()
 	at := p.pos
-	c, err := p.int()
-	if err != nil {
-		return 0, at, err
-	}
+	c := p.int()
 	if c < 0 {
-		p.pos = at
-		return 0, at, p.errf("negative count %d", c)
+		p.failAt(at, "negative count %d", c)
 	}
-	return c, at, nil
+	return countAt{c, at}
 }
 
-func (p *parser) checkLen(c int64, at int, what string, got int) error {
-	if c != int64(got) {
-		save := p.pos
-		p.pos = at
-		err := p.errf("count %d but %d %s", c, got, what)
-		p.pos = save
-		return err
-	}
-	return nil
+// intArg reads ", x".
+func (p *parser) intArg() int64 {
+	p.comma()
+	return p.int()
 }
 
-func (p *parser) node(depth int) (*Node, error) {
+// listArg reads ", [x0, ...]", a list of what that must have c.count
+// elements.
+func (p *parser) listArg(c countAt, what string) []int64 {
+	p.comma()
+	xs := p.list()
+	p.checkLen(c, what, len(xs))
+	return xs
+}
+
+// childArg reads ", L", a subtree nested depth deep.
+func (p *parser) childArg(depth int) *Node {
+	p.comma()
+	return p.node(depth)
+}
+
+func (p *parser) checkLen(c countAt, what string, got int) {
+	if p.err == nil && c.count != int64(got) {
+		p.failAt(c.at, "count %d but %d %s", c.count, got, what)
+	}
+}
+
+// node reads a tree nested depth deep.
+func (p *parser) node(depth int) *Node {
+	if p.err != nil {
+		return nil
+	}
 	if depth > maxDepth {
-		return nil, p.errf("tree nested deeper than %d", maxDepth)
+		p.fail("tree nested deeper than %d", maxDepth)
+		return nil
 	}
 	p.skip()
 	start := p.pos
 	name := p.word()
-	var n *Node
-	switch name {
-	case "leaf":
-		n = &Node{Kind: Leaf}
-	case "vec":
-		n = &Node{Kind: Vec}
-	case "idx":
-		n = &Node{Kind: Idx}
-	case "idxbuc":
-		n = &Node{Kind: IdxBuc}
-	case "struc":
-		n = &Node{Kind: Struc}
-	case "sbuc":
-		n = &Node{Kind: SBuc}
-	default:
-		p.pos = start
+	kind := kindByName(name)
+	if kind == 0 {
 		if name == "" {
-			return nil, p.errf("expected a constructor, found %s", p.peekDesc())
-		}
-		return nil, p.errf("unknown constructor %q (want leaf, vec, idx, idxbuc, struc or sbuc)", name)
-	}
-	if err := p.expect('('); err != nil {
-		return nil, err
-	}
-	var err error
-	switch n.Kind {
-	case Leaf:
-		p.skip()
-		at := p.pos
-		w := p.word()
-		n.Count = 1
-		if v, perr := strconv.ParseInt(w, 10, 64); perr == nil {
-			if v < 1 {
-				p.pos = at
-				return nil, p.errf("leaf count %d < 1", v)
-			}
-			n.Count = v
-			if err := p.comma(); err != nil {
-				return nil, err
-			}
-			p.skip()
-			at = p.pos
-			w = p.word()
-		}
-		if !validTypeName(w) {
-			p.pos = at
-			return nil, p.errf("expected a basic type name, found %s", p.peekDesc())
-		}
-		n.Type = w
-		if n.Count > 1 {
-			sz, ok := p.sizes.Size(w)
-			if !ok || sz <= 0 {
-				p.pos = at
-				return nil, p.errf("contiguous leaf of basic type %q of unknown size", w)
-			}
-			n.Size = sz
-		}
-	case Vec:
-		if n.Count, _, err = p.countArg(); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Stride, err = p.int(); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Child, err = p.node(depth + 1); err != nil {
-			return nil, err
-		}
-	case Idx:
-		c, at, err := p.countArg()
-		if err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Disps, err = p.list(); err != nil {
-			return nil, err
-		}
-		if err = p.checkLen(c, at, "displacements", len(n.Disps)); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Child, err = p.node(depth + 1); err != nil {
-			return nil, err
-		}
-	case IdxBuc:
-		c, at, err := p.countArg()
-		if err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Stride, err = p.int(); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Disps, err = p.list(); err != nil {
-			return nil, err
-		}
-		if err = p.checkLen(c, at, "displacements", len(n.Disps)); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Sizes, err = p.list(); err != nil {
-			return nil, err
-		}
-		if err = p.checkLen(c, at, "bucket sizes", len(n.Sizes)); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Child, err = p.node(depth + 1); err != nil {
-			return nil, err
-		}
-	case SBuc:
-		c, at, err := p.countArg()
-		if err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Stride, err = p.int(); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Inner, err = p.int(); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Sizes, err = p.list(); err != nil {
-			return nil, err
-		}
-		if err = p.checkLen(c, at, "bucket sizes", len(n.Sizes)); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Child, err = p.node(depth + 1); err != nil {
-			return nil, err
-		}
-	case Struc:
-		c, at, err := p.countArg()
-		if err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if n.Disps, err = p.list(); err != nil {
-			return nil, err
-		}
-		if err = p.checkLen(c, at, "displacements", len(n.Disps)); err != nil {
-			return nil, err
-		}
-		if err = p.comma(); err != nil {
-			return nil, err
-		}
-		if err = p.expect('['); err != nil {
-			return nil, err
-		}
-		n.Children = []*Node{}
-		p.skip()
-		if p.pos < len(p.s) && p.s[p.pos] == ']' {
-			p.pos++
+			p.fail("expected a constructor, found %s", p.peekDesc())
 		} else {
-			for {
-				ch, err := p.node(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				n.Children = append(n.Children, ch)
-				p.skip()
-				if p.pos < len(p.s) && p.s[p.pos] == ']' {
-					p.pos++
-					break
-				}
-				if err := p.comma(); err != nil {
-					return nil, err
-				}
-			}
+			p.failAt(start, "unknown constructor %q (want leaf, vec, idx, idxbuc, struc or sbuc)", name)
 		}
-		if err = p.checkLen(c, at, "subtrees", len(n.Children)); err != nil {
-			return nil, err
+		return nil
+	}
+	n := &Node{Kind: kind}
+	p.expect('(')
+	switch kind {
+	case Leaf:
+		p.leaf(n)
+	case Vec:
+		n.Count = p.countArg().count
+		n.Stride = p.intArg()
+		n.Child = p.childArg(depth + 1)
+	case Idx:
+		c := p.countArg()
+		n.Disps = p.listArg(c, "displacements")
+		n.Child = p.childArg(depth + 1)
+	case IdxBuc:
+		c := p.countArg()
+		n.Stride = p.intArg()
+		n.Disps = p.listArg(c, "displacements")
+		n.Sizes = p.listArg(c, "bucket sizes")
+		n.Child = p.childArg(depth + 1)
+	case SBuc:
+		c := p.countArg()
+		n.Stride = p.intArg()
+		n.Inner = p.intArg()
+		n.Sizes = p.listArg(c, "bucket sizes")
+		n.Child = p.childArg(depth + 1)
+	case Struc:
+		c := p.countArg()
+		n.Disps = p.listArg(c, "displacements")
+		p.comma()
+		n.Children = []*Node{}
+		p.items(func() { n.Children = append(n.Children, p.node(depth+1)) })
+		p.checkLen(c, "subtrees", len(n.Children))
+	}
+	p.expect(')')
+	if p.err != nil {
+		return nil
+	}
+	return n
+}
+
+// leaf reads the arguments of leaf(b) or leaf(c, b) into n.
+func (p *parser) leaf(n *Node) {
+	if p.err != nil {
+		return
+	}
+	p.skip()
+	at := p.pos
+	w := p.word()
+	n.Count = 1
+	if v, err := strconv.ParseInt(w, 10, 64); err == nil {
+		if v < 1 {
+			p.failAt(at, "leaf count %d < 1", v)
+			return
+		}
+		n.Count = v
+		p.comma()
+		if p.err != nil {
+			return
+		}
+		p.skip()
+		at = p.pos
+		w = p.word()
+	}
+	if !validTypeName(w) {
+		p.pos = at
+		p.fail("expected a basic type name, found %s", p.peekDesc())
+		return
+	}
+	n.Type = w
+	if n.Count > 1 {
+		sz, ok := p.sizes.Size(w)
+		if !ok || sz <= 0 {
+			p.failAt(at, "contiguous leaf of basic type %q of unknown size", w)
+			return
+		}
+		n.Size = sz
+	}
+}
+
+// kindByName returns the constructor named name in the tree notation, or 0.
+func kindByName(name string) Kind {
+	for k := Leaf; k <= SBuc; k++ {
+		if kindNames[k] == name {
+			return k
 		}
 	}
-	if err := p.expect(')'); err != nil {
-		return nil, err
-	}
-	return n, nil
+	return 0
 }

@@ -180,7 +180,7 @@ func (n *Node) length(depth int) (int64, error) {
 		return 0, errors.New("optimal: nil node")
 	}
 	if depth > maxDepth {
-		return 0, errors.New("optimal: tree too deep")
+		return 0, fmt.Errorf("optimal: tree nested deeper than %d", maxDepth)
 	}
 	mul := func(c, l int64) (int64, error) {
 		if c < 0 {

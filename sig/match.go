@@ -14,6 +14,7 @@ type TruncationError struct {
 	Capacity int64 // elements the receive holds
 }
 
+// Error names both element counts.
 func (e *TruncationError) Error() string {
 	return fmt.Sprintf("sig: message truncated: %d elements sent, the receive holds %d", e.Sent, e.Capacity)
 }
@@ -35,6 +36,8 @@ type MismatchError struct {
 	SentBasic, RecvBasic datatype.Basic
 }
 
+// Error names the first differing element and its basic types when they are
+// known, the two signatures otherwise.
 func (e *MismatchError) Error() string {
 	switch {
 	case e.Known:
@@ -67,14 +70,14 @@ func Match(sent Sig, recv *datatype.Type, count int64) error {
 	if err := sent.Valid(); err != nil {
 		return err
 	}
-	capa, err := capacity(recv, count)
+	v, capa, err := instances(recv, count)
 	if err != nil {
 		return err
 	}
 	if sent.N > capa {
 		return &TruncationError{Sent: sent.N, Capacity: capa}
 	}
-	want, err := Prefix(recv, count, sent.N)
+	want, err := prefix(recv, v, capa, sent.N)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package sig
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sort"
 	"sync"
@@ -136,63 +137,56 @@ func OfCount(t *datatype.Type, count int64) (Sig, error) {
 // message shorter than the receive be checked exactly against the part
 // that arrived (removing the limitation of seed 004 §4).
 func Prefix(t *datatype.Type, count, k int64) (Sig, error) {
-	q, r, err := split(t, count, k)
+	v, total, err := instances(t, count)
 	if err != nil {
 		return Sig{}, err
 	}
-	v, _ := descend(t, r, false)
-	return combine(repeat(lookup(t).v, q), v).sig(), nil
+	return prefix(t, v, total, k)
+}
+
+// prefix is Prefix, given v = lookup(t).v and total, the number of elements
+// of the count instances.
+func prefix(t *datatype.Type, v val, total, k int64) (Sig, error) {
+	if k < 0 || k > total {
+		return Sig{}, fmt.Errorf("sig: prefix of %d elements outside [0, %d]", k, total)
+	}
+	if v.n == 0 {
+		return Sig{}, nil
+	}
+	acc, _ := descend(t, k%v.n, false)
+	return combine(repeat(v, k/v.n), acc).sig(), nil
 }
 
 // Element is the basic type of element k (counting from 0) of count
 // instances of t, found in O(depth · log) like Prefix.
 func Element(t *datatype.Type, count, k int64) (datatype.Basic, error) {
-	total, err := capacity(t, count)
+	v, total, err := instances(t, count)
 	if err != nil {
 		return 0, err
 	}
 	if k < 0 || k >= total {
 		return 0, fmt.Errorf("sig: element %d outside [0, %d)", k, total)
 	}
-	_, r, err := split(t, count, k)
-	if err != nil {
-		return 0, err
-	}
-	_, b := descend(t, r, true)
+	_, b := descend(t, k%v.n, true) // total > 0, so v.n > 0
 	return b, nil
 }
 
-// capacity is the number of elements of count instances of t, capped at
-// MaxInt64 (every real element count fits below the cap).
-func capacity(t *datatype.Type, count int64) (int64, error) {
+// instances returns the signature of one instance of t and the number of
+// elements of count instances, capped at MaxInt64 (every real element count
+// fits below the cap).
+func instances(t *datatype.Type, count int64) (val, int64, error) {
 	if t == nil {
-		return 0, fmt.Errorf("sig: nil type")
+		return val{}, 0, fmt.Errorf("sig: nil type")
 	}
 	if count < 0 {
-		return 0, fmt.Errorf("sig: negative count %d", count)
+		return val{}, 0, fmt.Errorf("sig: negative count %d", count)
 	}
-	n, ok := mul(lookup(t).v.n, count)
+	v := lookup(t).v
+	n, ok := mul(v.n, count)
 	if !ok {
-		return 1<<63 - 1, nil
+		return v, math.MaxInt64, nil
 	}
-	return n, nil
-}
-
-// split checks k against count instances of t and returns the number of
-// whole instances before element k and k's index within its instance.
-func split(t *datatype.Type, count, k int64) (q, r int64, err error) {
-	total, err := capacity(t, count)
-	if err != nil {
-		return 0, 0, err
-	}
-	if k < 0 || k > total {
-		return 0, 0, fmt.Errorf("sig: prefix of %d elements outside [0, %d]", k, total)
-	}
-	e := lookup(t).v.n
-	if e == 0 {
-		return 0, 0, nil
-	}
-	return k / e, k % e, nil
+	return v, n, nil
 }
 
 // descend returns the signature of the first r elements of one instance of

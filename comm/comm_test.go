@@ -210,3 +210,30 @@ func TestBadArguments(t *testing.T) {
 		t.Error("empty world must fail")
 	}
 }
+
+// A failed Alltoall posts nothing: a later message is not swallowed by a
+// receive it left behind.
+func TestAlltoallBadBufferPostsNothing(t *testing.T) {
+	w, _ := NewWorld(2, Options{})
+	err := w.Run(func(c *Comm) error {
+		if c.Rank() == 1 {
+			b := ints(1)
+			b.Data[0] = 42
+			return c.Send(b, 0, 0)
+		}
+		send, recv := ints(2), ints(1) // recv holds only block 0
+		recv.Count = 1
+		send.Count = 1
+		if err := c.Alltoall(send, recv, 0); err == nil {
+			t.Error("alltoall into a buffer too small for block 1 must fail")
+		}
+		b := ints(1)
+		if _, err := c.Recv(b, 1, 0); err != nil || b.Data[0] != 42 {
+			t.Errorf("message after the failed alltoall: %v, got %d", err, b.Data[0])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

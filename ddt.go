@@ -172,6 +172,14 @@ func normalized(t *datatype.Type) *datatype.Type {
 	if err != nil || after >= before || nt.LB() != t.LB() || nt.Extent() != t.Extent() || nt.Size() != t.Size() {
 		return t
 	}
+	// Buffers are checked against t's data bounds; the engines must not
+	// reach further (they cannot if the type maps are equal, as Normalize
+	// guarantees, but this is what memory safety rests on).
+	lo, hi := nt.DataBounds()
+	lo0, hi0 := t.DataBounds()
+	if lo < lo0 || hi > hi0 {
+		return t
+	}
 	return nt
 }
 

@@ -193,6 +193,16 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 			}
 		}
 	case kIndexF:
+		if useAsm {
+			for k := 0; k < cnt; k++ {
+				if pack {
+					gatherBlocks(at(p, po+k*c.size), at(m, mo+k*ext), c.offs, c.lens)
+				} else {
+					scatterBlocks(at(m, mo+k*ext), at(p, po+k*c.size), c.offs, c.lens)
+				}
+			}
+			return
+		}
 		for k := 0; k < cnt; k++ {
 			q, b := po+k*c.size, mo+k*ext
 			for i, o := range c.offs {

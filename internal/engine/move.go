@@ -71,6 +71,10 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)), *(*uint64)(at(q, 24)) = a, b, c, e
 		}
 	default:
+		if useAsm && L <= maxAsmBlock {
+			strided(at(d, do), ds, at(s, so), ss, n, L)
+			return
+		}
 		if L < 64 {
 			for i := 0; i < n; i++ {
 				mv(at(d, do+i*ds), at(s, so+i*ss), L)
@@ -82,6 +86,10 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 		}
 	}
 }
+
+// maxAsmBlock is the largest block the strided assembly kernel moves;
+// larger ones go to memmove one at a time.
+const maxAsmBlock = 4096
 
 // gather moves len(offs) elements of L bytes: element i from s+so+offs[i]
 // to d+do+i*L (pack), or the reverse when scatter is set (unpack).

@@ -194,11 +194,14 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 		}
 	case kIndexF:
 		if useAsm {
+			if c.size == 0 {
+				return
+			}
 			for k := 0; k < cnt; k++ {
 				if pack {
-					gatherBlocks(at(p, po+k*c.size), at(m, mo+k*ext), c.offs, c.lens)
+					gatherBlocks(at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens)
 				} else {
-					scatterBlocks(at(m, mo+k*ext), at(p, po+k*c.size), c.offs, c.lens)
+					scatterBlocks(m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens)
 				}
 			}
 			return

@@ -13,10 +13,10 @@ import (
 // leaves them out.
 
 //go:noescape
-func gatherAVX512(p, m unsafe.Pointer, offs, lens *int64, n int)
+func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n int)
 
 //go:noescape
-func scatterAVX512(m, p unsafe.Pointer, offs, lens *int64, n int)
+func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n int)
 
 //go:noescape
 func stridedAVX512(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
@@ -46,19 +46,19 @@ func hasAVX512() bool {
 // useAsm selects the assembly kernels.
 var useAsm = hasAVX512() && os.Getenv("DDT_NOASM") != "1"
 
-// gatherBlocks packs the blocks of lens[i] bytes at m+offs[i] one after
-// the other at p.
-func gatherBlocks(p, m unsafe.Pointer, offs, lens []int64) {
+// gatherBlocks packs the blocks of lens[i] bytes at m+mo+offs[i] one
+// after the other at p.
+func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
 	if len(offs) > 0 {
-		gatherAVX512(p, m, &offs[0], &lens[0], len(offs))
+		gatherAVX512(p, m, mo, &offs[0], &lens[0], len(offs))
 	}
 }
 
 // scatterBlocks unpacks the blocks of lens[i] bytes, read one after the
-// other from p, to m+offs[i], in list order.
-func scatterBlocks(m, p unsafe.Pointer, offs, lens []int64) {
+// other from p, to m+mo+offs[i], in list order.
+func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
 	if len(offs) > 0 {
-		scatterAVX512(m, p, &offs[0], &lens[0], len(offs))
+		scatterAVX512(m, mo, p, &offs[0], &lens[0], len(offs))
 	}
 }
 

@@ -43,16 +43,18 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	VMOVDQU8 Z0, K1, (DI) \
 	VMOVDQU8 Z1, K2, 64(DI)
 
-// func gatherAVX512(p, m unsafe.Pointer, offs, lens *int64, n int)
+// func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n int)
 //
-// Packs n blocks: block i, lens[i] bytes at m+offs[i], goes to p, the
-// blocks one after the other.
-TEXT ·gatherAVX512(SB), NOSPLIT, $0-40
+// Packs n blocks: block i, lens[i] bytes at m+mo+offs[i], goes to p, the
+// blocks one after the other. (m+mo alone may lie outside m's object, so
+// Go code never forms it; only the block addresses are used.)
+TEXT ·gatherAVX512(SB), NOSPLIT, $0-48
 	MOVQ p+0(FP), DI
 	MOVQ m+8(FP), R13
-	MOVQ offs+16(FP), BX
-	MOVQ lens+24(FP), DX
-	MOVQ n+32(FP), AX
+	ADDQ mo+16(FP), R13
+	MOVQ offs+24(FP), BX
+	MOVQ lens+32(FP), DX
+	MOVQ n+40(FP), AX
 	MOVQ $-1, R8
 	XORQ R11, R11
 	TESTQ AX, AX
@@ -88,16 +90,17 @@ glong:
 	JA   glong
 	JMP  gshort
 
-// func scatterAVX512(m, p unsafe.Pointer, offs, lens *int64, n int)
+// func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n int)
 //
 // Unpacks n blocks: block i, lens[i] bytes read from p one after the
-// other, goes to m+offs[i]. Blocks are written in list order.
-TEXT ·scatterAVX512(SB), NOSPLIT, $0-40
+// other, goes to m+mo+offs[i]. Blocks are written in list order.
+TEXT ·scatterAVX512(SB), NOSPLIT, $0-48
 	MOVQ m+0(FP), R13
-	MOVQ p+8(FP), SI
-	MOVQ offs+16(FP), BX
-	MOVQ lens+24(FP), DX
-	MOVQ n+32(FP), AX
+	ADDQ mo+8(FP), R13
+	MOVQ p+16(FP), SI
+	MOVQ offs+24(FP), BX
+	MOVQ lens+32(FP), DX
+	MOVQ n+40(FP), AX
 	MOVQ $-1, R8
 	XORQ R11, R11
 	TESTQ AX, AX

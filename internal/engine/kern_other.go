@@ -10,18 +10,18 @@ import "unsafe"
 
 var useAsm = false
 
-func gatherBlocks(p, m unsafe.Pointer, offs, lens []int64) {
+func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
 	q := 0
 	for i, o := range offs {
-		mvWords(at(p, q), at(m, int(o)), int(lens[i]))
+		mvWords(at(p, q), at(m, mo+int(o)), int(lens[i]))
 		q += int(lens[i])
 	}
 }
 
-func scatterBlocks(m, p unsafe.Pointer, offs, lens []int64) {
+func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
 	q := 0
 	for i, o := range offs {
-		mvWords(at(m, int(o)), at(p, q), int(lens[i]))
+		mvWords(at(m, mo+int(o)), at(p, q), int(lens[i]))
 		q += int(lens[i])
 	}
 }

@@ -89,7 +89,8 @@ func testBlockKernels(t *testing.T) {
 		}
 		pb, mb := append([]byte(nil), pkAll...), append([]byte(nil), memAll...)
 		if total > 0 {
-			gatherBlocks(unsafe.Pointer(&pk[0]), unsafe.Pointer(unsafe.SliceData(mem)), offs, lens)
+			h := len(mem) / 2 // a base inside the slice and a negative offset
+			gatherBlocks(unsafe.Pointer(&pk[0]), unsafe.Pointer(&mem[h]), -h, offs, lens)
 		}
 		if !bytes.Equal(pk, want) {
 			t.Fatalf("iter %d asm=%v: gather mismatch", iter, useAsm)
@@ -110,7 +111,8 @@ func testBlockKernels(t *testing.T) {
 		}
 		mb = append(mb[:0], memAll...)
 		if len(mem) > 0 {
-			scatterBlocks(unsafe.Pointer(&mem[0]), unsafe.Pointer(unsafe.SliceData(pk)), offs, lens)
+			h := len(mem) / 2
+			scatterBlocks(unsafe.Pointer(&mem[h]), -h, unsafe.Pointer(unsafe.SliceData(pk)), offs, lens)
 		}
 		if !bytes.Equal(mem, wantM) {
 			t.Fatalf("iter %d asm=%v: scatter mismatch", iter, useAsm)

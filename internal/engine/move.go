@@ -72,6 +72,9 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 		}
 	default:
 		if useAsm && L <= maxAsmBlock {
+			if n <= 0 {
+				return
+			}
 			strided(at(d, do), ds, at(s, so), ss, n, L)
 			return
 		}

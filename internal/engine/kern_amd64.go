@@ -7,10 +7,12 @@ import (
 	"unsafe"
 )
 
-// The amd64 block kernels (kern_amd64.s) use AVX-512 (F, BW, VL) masked
-// moves and BMI2. They are used when the CPU and the OS support them and
-// the environment variable DDT_NOASM is not set to 1; the build tag noasm
-// leaves them out.
+// The amd64 block kernels use AVX-512 (F, BW, VL) masked moves and BMI2
+// (kern_amd64.s) when the CPU and the OS support them, AVX2 otherwise
+// (kern_avx2_amd64.s), and the Go loops on CPUs without AVX2. The
+// environment variable DDT_NOASM=1 turns them off and DDT_ASM=avx2 selects
+// the AVX2 ones (for tests and measurements); the build tag noasm leaves
+// them out.
 
 //go:noescape
 func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n int)
@@ -21,48 +23,95 @@ func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64
 //go:noescape
 func stridedAVX512(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
 
+//go:noescape
+func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n int)
+
+//go:noescape
+func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n int)
+
+//go:noescape
+func stridedAVX2(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
+
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
 
-// hasAVX512 reports whether the CPU has AVX-512 F, BW and VL and BMI2, and
-// the OS saves the opmask and ZMM registers.
-func hasAVX512() bool {
+// cpuLevel reports the CPU's support: 2 for AVX-512 F, BW and VL with
+// BMI2 (and the OS saving the opmask and ZMM registers), 1 for AVX2 (the
+// OS saving the YMM registers), 0 otherwise.
+func cpuLevel() int {
 	maxID, _, _, _ := cpuid(0, 0)
 	if maxID < 7 {
-		return false
+		return 0
 	}
 	_, _, c1, _ := cpuid(1, 0)
-	if c1&(1<<27) == 0 { // OSXSAVE
-		return false
+	if c1&(1<<27) == 0 || c1&(1<<28) == 0 { // OSXSAVE, AVX
+		return 0
 	}
-	if x, _ := xgetbv(); x&0xe6 != 0xe6 { // SSE, AVX, opmask, ZMM state
-		return false
-	}
+	x, _ := xgetbv()
 	_, b7, _, _ := cpuid(7, 0)
-	const want = 1<<16 | 1<<30 | 1<<31 | 1<<8 // AVX512F, BW, VL, BMI2
-	return b7&want == want
+	if x&6 != 6 || b7&(1<<5) == 0 { // SSE and AVX state, AVX2
+		return 0
+	}
+	const avx512 = 1<<16 | 1<<30 | 1<<31 | 1<<8 // AVX512F, BW, VL, BMI2
+	if x&0xe6 == 0xe6 && b7&avx512 == avx512 {
+		return 2
+	}
+	return 1
 }
 
+// asmLevel is the kernel set in use: 2 AVX-512, 1 AVX2, 0 none.
+var asmLevel = func() int {
+	l := cpuLevel()
+	switch {
+	case os.Getenv("DDT_NOASM") == "1":
+		return 0
+	case os.Getenv("DDT_ASM") == "avx2":
+		return min(l, 1)
+	}
+	return l
+}()
+
 // useAsm selects the assembly kernels.
-var useAsm = hasAVX512() && os.Getenv("DDT_NOASM") != "1"
+var useAsm = asmLevel > 0
+
+// maxAsmBlock is the largest block the strided kernel moves; larger ones
+// go to memmove one at a time (whose rep movsb wins on long blocks).
+func maxAsmBlock() int {
+	if asmLevel == 2 {
+		return 4096
+	}
+	return 256
+}
 
 // gatherBlocks packs the blocks of lens[i] bytes at m+mo+offs[i] one
 // after the other at p.
 func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
-	if len(offs) > 0 {
+	switch {
+	case len(offs) == 0:
+	case asmLevel == 2:
 		gatherAVX512(p, m, mo, &offs[0], &lens[0], len(offs))
+	default:
+		gatherAVX2(p, m, mo, &offs[0], &lens[0], len(offs))
 	}
 }
 
 // scatterBlocks unpacks the blocks of lens[i] bytes, read one after the
 // other from p, to m+mo+offs[i], in list order.
 func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
-	if len(offs) > 0 {
+	switch {
+	case len(offs) == 0:
+	case asmLevel == 2:
 		scatterAVX512(m, mo, p, &offs[0], &lens[0], len(offs))
+	default:
+		scatterAVX2(m, mo, p, &offs[0], &lens[0], len(offs))
 	}
 }
 
 // strided copies n blocks of L bytes, block i from s+i*ss to d+i*ds.
 func strided(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {
-	stridedAVX512(d, ds, s, ss, n, L)
+	if asmLevel == 2 {
+		stridedAVX512(d, ds, s, ss, n, L)
+		return
+	}
+	stridedAVX2(d, ds, s, ss, n, L)
 }

@@ -8,7 +8,12 @@ import "unsafe"
 // functions below are never called (useAsm is false) but keep the callers
 // portable.
 
-var useAsm = false
+var (
+	useAsm   = false
+	asmLevel = 0
+)
+
+func maxAsmBlock() int { return 0 }
 
 func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
 	q := 0

@@ -31,14 +31,13 @@ func checkGuards(t *testing.T, what string, all, before []byte) {
 	}
 }
 
+// kernelsBoth runs f with the Go loops and with each assembly kernel set
+// the CPU supports.
 func kernelsBoth(t *testing.T, f func(t *testing.T)) {
-	prev := useAsm
-	defer func() { useAsm = prev }()
-	for _, a := range []bool{false, true} {
-		if a && !prev {
-			continue
-		}
-		useAsm = a
+	prevUse, prevLevel := useAsm, asmLevel
+	defer func() { useAsm, asmLevel = prevUse, prevLevel }()
+	for l := 0; l <= prevLevel; l++ {
+		useAsm, asmLevel = l > 0, l
 		f(t)
 	}
 }

@@ -71,7 +71,7 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)), *(*uint64)(at(q, 24)) = a, b, c, e
 		}
 	default:
-		if useAsm && L <= maxAsmBlock {
+		if useAsm && L <= maxAsmBlock() {
 			if n <= 0 {
 				return
 			}
@@ -89,10 +89,6 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 		}
 	}
 }
-
-// maxAsmBlock is the largest block the strided assembly kernel moves;
-// larger ones go to memmove one at a time.
-const maxAsmBlock = 4096
 
 // gather moves len(offs) elements of L bytes: element i from s+so+offs[i]
 // to d+do+i*L (pack), or the reverse when scatter is set (unpack).

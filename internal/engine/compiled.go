@@ -142,6 +142,15 @@ func compile(n *dame.Node) *cnode {
 	return c
 }
 
+// transposable reports whether c is a matrix transpose: columns of 4- or
+// 8-byte elements side by side (the column stride is the element size),
+// each column a strided line whose rows don't overlap.
+func (c *cnode) transposable() bool {
+	k := c.kid
+	return k.kind == kVecF && (k.L == 4 || k.L == 8) && c.stride == k.L &&
+		k.count >= 8 && k.stride >= c.count*k.L
+}
+
 // blockKid is the compiled child of block i of a kBlocks or kVec node.
 func (c *cnode) blockKid(i int) *cnode {
 	if c.kids != nil {
@@ -221,6 +230,14 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 	case kVec:
 		n, s := c.count, c.stride
 		if ext == n*s || cnt == 1 {
+			if c.transposable() {
+				if c.kid.L == 4 {
+					transpose[uint32](pack, m, mo, c.kid.stride, p, po, cnt*n, c.kid.count)
+				} else {
+					transpose[uint64](pack, m, mo, c.kid.stride, p, po, cnt*n, c.kid.count)
+				}
+				return
+			}
 			run(c.kid, pack, m, mo, p, po, cnt*n, s)
 			return
 		}

@@ -232,3 +232,56 @@ func mvWords(d, s unsafe.Pointer, n int) {
 		mv(d, s, n)
 	}
 }
+
+// transposeTile is how many bytes of a memory row transpose moves per
+// tile: 8 columns of 4 bytes or 4 of 8.
+const transposeTile = 32
+
+// transpose moves cols columns of rows elements of type W: element (c, r)
+// at memory m+mo+c*w+r*rs and packed at p+po+(c*rows+r)*w (w the size of
+// W), memory to packed when pack is set. It runs a tile of columns at a
+// time, row by row, so that memory is read (or written) several words of
+// one cache line at a time instead of one word per line. No two elements
+// share memory bytes (rs >= cols*w), so the order of unpack's writes does
+// not matter.
+func transpose[W uint32 | uint64](pack bool, m unsafe.Pointer, mo, rs int, p unsafe.Pointer, po, cols, rows int) {
+	w := int(unsafe.Sizeof(W(0)))
+	T := transposeTile / w
+	cs := rows * w // packed bytes of a column
+	c0 := 0
+	for ; c0+T <= cols; c0 += T {
+		for j := 0; j < T; j += 4 {
+			c := c0 + j
+			transpose4[W](pack, m, mo+c*w, rs, p, po+c*cs, cs, rows)
+		}
+	}
+	for ; c0 < cols; c0++ { // the last columns one by one
+		if pack {
+			lineW[W](p, po+c0*cs, w, m, mo+c0*w, rs, rows)
+		} else {
+			lineW[W](m, mo+c0*w, rs, p, po+c0*cs, w, rows)
+		}
+	}
+}
+
+// transpose4 moves four adjacent columns of rows elements, column j's
+// packed bytes cs after column j-1's.
+func transpose4[W uint32 | uint64](pack bool, m unsafe.Pointer, mo, rs int, p unsafe.Pointer, po, cs, rows int) {
+	w := int(unsafe.Sizeof(W(0)))
+	cs2 := 2 * cs
+	for range rows {
+		if pack {
+			a0, a1 := *(*W)(at(m, mo)), *(*W)(at(m, mo+w))
+			a2, a3 := *(*W)(at(m, mo+2*w)), *(*W)(at(m, mo+3*w))
+			*(*W)(at(p, po)), *(*W)(at(p, po+cs)) = a0, a1
+			*(*W)(at(p, po+cs2)), *(*W)(at(p, po+cs2+cs)) = a2, a3
+		} else {
+			a0, a1 := *(*W)(at(p, po)), *(*W)(at(p, po+cs))
+			a2, a3 := *(*W)(at(p, po+cs2)), *(*W)(at(p, po+cs2+cs))
+			*(*W)(at(m, mo)), *(*W)(at(m, mo+w)) = a0, a1
+			*(*W)(at(m, mo+2*w)), *(*W)(at(m, mo+3*w)) = a2, a3
+		}
+		mo += rs
+		po += w
+	}
+}

@@ -40,7 +40,7 @@ func TestEnginesManyInstances(t *testing.T) {
 
 // TestEnginesBlockKernels covers the compiled engine's block kernels
 // against the reference: index lists of random byte blocks (the gather and
-// scatter kernels), vectors of blocks of every length up to 300 bytes (the
+// scatter kernels), lists of blocks of one length (the fixed-length ones), vectors of blocks of every length up to 300 bytes (the
 // strided kernel) and matrix transposes of 4- and 8-byte elements (the
 // tiled transpose), whole, in chunks and with several instances. The
 // engine tests build memory images that end exactly at the type's span.
@@ -57,6 +57,20 @@ func TestEnginesBlockKernels(t *testing.T) {
 			pos += bls[i] + 1 + r.Int64N(40)
 		}
 		ty, err := datatype.Indexed(bls, ds, byteT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEngines(t, r, ty, r.Int64N(4))
+	}
+	for range 200 {
+		// blocks of one length (the fixed-length gather), possibly
+		// overlapping or out of order
+		n, L := 1+r.IntN(40), 1+r.Int64N(100)
+		ds := make([]int64, n)
+		for i := range ds {
+			ds[i] = r.Int64N(int64(n) * (L + 8))
+		}
+		ty, err := datatype.HIndexedBlock(L, ds, byteT)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -194,6 +194,19 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 	case kMoves:
 		c.mv.run(pack, m, mo, p, po, cnt, ext)
 	case kGather:
+		if useAsm && !wordGather(c.L) {
+			if c.size == 0 {
+				return
+			}
+			for k := 0; k < cnt; k++ {
+				if pack {
+					gatherFixed(at(p, po+k*c.size), m, mo+k*ext, c.offs, c.L)
+				} else {
+					scatterFixed(m, mo+k*ext, at(p, po+k*c.size), c.offs, c.L)
+				}
+			}
+			return
+		}
 		for k := 0; k < cnt; k++ {
 			if pack {
 				gather(p, po+k*c.size, m, mo+k*ext, c.offs, c.L)

@@ -15,19 +15,19 @@ import (
 // them out.
 
 //go:noescape
-func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n int)
+func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
 
 //go:noescape
-func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n int)
+func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
 
 //go:noescape
 func stridedAVX512(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
 
 //go:noescape
-func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n int)
+func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
 
 //go:noescape
-func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n int)
+func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
 
 //go:noescape
 func stridedAVX2(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
@@ -89,9 +89,11 @@ func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
 	switch {
 	case len(offs) == 0:
 	case asmLevel == 2:
-		gatherAVX512(p, m, mo, &offs[0], &lens[0], len(offs))
+		gatherAVX512(p, m, mo, &offs[0], &lens[0], len(offs), 8)
+	case asmLevel == 0:
+		gatherBlocksGo(p, m, mo, offs, lens)
 	default:
-		gatherAVX2(p, m, mo, &offs[0], &lens[0], len(offs))
+		gatherAVX2(p, m, mo, &offs[0], &lens[0], len(offs), 8)
 	}
 }
 
@@ -101,17 +103,52 @@ func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int6
 	switch {
 	case len(offs) == 0:
 	case asmLevel == 2:
-		scatterAVX512(m, mo, p, &offs[0], &lens[0], len(offs))
+		scatterAVX512(m, mo, p, &offs[0], &lens[0], len(offs), 8)
+	case asmLevel == 0:
+		scatterBlocksGo(m, mo, p, offs, lens)
 	default:
-		scatterAVX2(m, mo, p, &offs[0], &lens[0], len(offs))
+		scatterAVX2(m, mo, p, &offs[0], &lens[0], len(offs), 8)
 	}
 }
 
 // strided copies n blocks of L bytes, block i from s+i*ss to d+i*ds.
 func strided(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {
-	if asmLevel == 2 {
+	switch asmLevel {
+	case 2:
 		stridedAVX512(d, ds, s, ss, n, L)
-		return
+	case 1:
+		stridedAVX2(d, ds, s, ss, n, L)
+	default:
+		stridedGo(d, ds, s, ss, n, L)
 	}
-	stridedAVX2(d, ds, s, ss, n, L)
+}
+
+// gatherFixed packs the blocks of L bytes at m+mo+offs[i] one after the
+// other at p.
+func gatherFixed(p, m unsafe.Pointer, mo int, offs []int64, L int) {
+	l := int64(L)
+	switch {
+	case len(offs) == 0:
+	case asmLevel == 2:
+		gatherAVX512(p, m, mo, &offs[0], &l, len(offs), 0)
+	case asmLevel == 0:
+		gatherFixedGo(p, m, mo, offs, L)
+	default:
+		gatherAVX2(p, m, mo, &offs[0], &l, len(offs), 0)
+	}
+}
+
+// scatterFixed unpacks the blocks of L bytes, read one after the other
+// from p, to m+mo+offs[i], in list order.
+func scatterFixed(m unsafe.Pointer, mo int, p unsafe.Pointer, offs []int64, L int) {
+	l := int64(L)
+	switch {
+	case len(offs) == 0:
+	case asmLevel == 2:
+		scatterAVX512(m, mo, p, &offs[0], &l, len(offs), 0)
+	case asmLevel == 0:
+		scatterFixedGo(m, mo, p, offs, L)
+	default:
+		scatterAVX2(m, mo, p, &offs[0], &l, len(offs), 0)
+	}
 }

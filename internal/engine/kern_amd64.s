@@ -43,18 +43,20 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	VMOVDQU8 Z0, K1, (DI) \
 	VMOVDQU8 Z1, K2, 64(DI)
 
-// func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n int)
+// func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
 //
 // Packs n blocks: block i, lens[i] bytes at m+mo+offs[i], goes to p, the
-// blocks one after the other. (m+mo alone may lie outside m's object, so
+// blocks one after the other. lens advances lstep bytes per block: 8 for a
+// list of lengths, 0 for one length shared by all blocks. (m+mo alone may lie outside m's object, so
 // Go code never forms it; only the block addresses are used.)
-TEXT ·gatherAVX512(SB), NOSPLIT, $0-48
+TEXT ·gatherAVX512(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), DI
 	MOVQ m+8(FP), R13
 	ADDQ mo+16(FP), R13
 	MOVQ offs+24(FP), BX
 	MOVQ lens+32(FP), DX
 	MOVQ n+40(FP), AX
+	MOVQ lstep+48(FP), R9
 	MOVQ $-1, R8
 	XORQ R11, R11
 	TESTQ AX, AX
@@ -72,7 +74,7 @@ gshort:
 	COPY128
 	MOVQ R12, DI
 	ADDQ $8, BX
-	ADDQ $8, DX
+	ADDQ R9, DX
 	DECQ AX
 	JNZ  gloop
 
@@ -90,17 +92,18 @@ glong:
 	JA   glong
 	JMP  gshort
 
-// func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n int)
+// func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
 //
 // Unpacks n blocks: block i, lens[i] bytes read from p one after the
 // other, goes to m+mo+offs[i]. Blocks are written in list order.
-TEXT ·scatterAVX512(SB), NOSPLIT, $0-48
+TEXT ·scatterAVX512(SB), NOSPLIT, $0-56
 	MOVQ m+0(FP), R13
 	ADDQ mo+8(FP), R13
 	MOVQ p+16(FP), SI
 	MOVQ offs+24(FP), BX
 	MOVQ lens+32(FP), DX
 	MOVQ n+40(FP), AX
+	MOVQ lstep+48(FP), R9
 	MOVQ $-1, R8
 	XORQ R11, R11
 	TESTQ AX, AX
@@ -118,7 +121,7 @@ sshort:
 	COPY128
 	MOVQ R12, SI
 	ADDQ $8, BX
-	ADDQ $8, DX
+	ADDQ R9, DX
 	DECQ AX
 	JNZ  sloop
 

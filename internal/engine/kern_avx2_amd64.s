@@ -78,14 +78,15 @@ c64: \
 	VMOVDQU Y3, -32(DI)(CX*1) \
 done:
 
-// func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n int)
-TEXT ·gatherAVX2(SB), NOSPLIT, $0-48
+// func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
+TEXT ·gatherAVX2(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), R12
 	MOVQ m+8(FP), R13
 	ADDQ mo+16(FP), R13
 	MOVQ offs+24(FP), BX
 	MOVQ lens+32(FP), DX
 	MOVQ n+40(FP), AX
+	MOVQ lstep+48(FP), R8
 	TESTQ AX, AX
 	JLE  end
 
@@ -97,7 +98,7 @@ loop:
 	ADDQ CX, R12
 	COPYV
 	ADDQ $8, BX
-	ADDQ $8, DX
+	ADDQ R8, DX
 	DECQ AX
 	JNZ  loop
 
@@ -105,14 +106,15 @@ end:
 	VZEROUPPER
 	RET
 
-// func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n int)
-TEXT ·scatterAVX2(SB), NOSPLIT, $0-48
+// func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
+TEXT ·scatterAVX2(SB), NOSPLIT, $0-56
 	MOVQ m+0(FP), R13
 	ADDQ mo+8(FP), R13
 	MOVQ p+16(FP), R12
 	MOVQ offs+24(FP), BX
 	MOVQ lens+32(FP), DX
 	MOVQ n+40(FP), AX
+	MOVQ lstep+48(FP), R8
 	TESTQ AX, AX
 	JLE  end
 
@@ -124,7 +126,7 @@ loop:
 	ADDQ CX, R12
 	COPYV
 	ADDQ $8, BX
-	ADDQ $8, DX
+	ADDQ R8, DX
 	DECQ AX
 	JNZ  loop
 

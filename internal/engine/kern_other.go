@@ -4,9 +4,8 @@ package engine
 
 import "unsafe"
 
-// Without the assembly kernels the engine uses its Go loops only; the
-// functions below are never called (useAsm is false) but keep the callers
-// portable.
+// Without the assembly kernels the engine uses its Go loops only (useAsm
+// is false); the block kernels below are the Go ones of kern_go.go.
 
 var (
 	useAsm   = false
@@ -16,23 +15,21 @@ var (
 func maxAsmBlock() int { return 0 }
 
 func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
-	q := 0
-	for i, o := range offs {
-		mvWords(at(p, q), at(m, mo+int(o)), int(lens[i]))
-		q += int(lens[i])
-	}
+	gatherBlocksGo(p, m, mo, offs, lens)
 }
 
 func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
-	q := 0
-	for i, o := range offs {
-		mvWords(at(m, mo+int(o)), at(p, q), int(lens[i]))
-		q += int(lens[i])
-	}
+	scatterBlocksGo(m, mo, p, offs, lens)
 }
 
 func strided(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {
-	for i := range n {
-		mv(at(d, i*ds), at(s, i*ss), L)
-	}
+	stridedGo(d, ds, s, ss, n, L)
+}
+
+func gatherFixed(p, m unsafe.Pointer, mo int, offs []int64, L int) {
+	gatherFixedGo(p, m, mo, offs, L)
+}
+
+func scatterFixed(m unsafe.Pointer, mo int, p unsafe.Pointer, offs []int64, L int) {
+	scatterFixedGo(m, mo, p, offs, L)
 }

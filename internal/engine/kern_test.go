@@ -94,6 +94,7 @@ func testBlockKernels(t *testing.T) {
 		if !bytes.Equal(pk, want) {
 			t.Fatalf("iter %d asm=%v: gather mismatch", iter, useAsm)
 		}
+		checkFixed(t, r, offs, mem)
 		checkGuards(t, "gather", pkAll, pb)
 		if !bytes.Equal(memAll, mb) {
 			t.Fatalf("gather wrote its source")
@@ -148,4 +149,40 @@ func TestStridedKernel(t *testing.T) {
 			checkGuards(t, "strided", dstAll, before)
 		}
 	})
+}
+
+// checkFixed runs gatherFixed and scatterFixed on blocks of one length at
+// the displacements offs (clamped to mem), against copy.
+func checkFixed(t *testing.T, r *rand.Rand, offs []int64, mem []byte) {
+	t.Helper()
+	if len(mem) == 0 {
+		return
+	}
+	L := 1 + r.IntN(min(len(mem), 200))
+	os := make([]int64, len(offs))
+	for i, o := range offs {
+		os[i] = min(o, int64(len(mem)-L))
+	}
+	pk, pkAll := fenced(r, L*len(os))
+	before := append([]byte(nil), pkAll...)
+	want := make([]byte, 0, len(pk))
+	for _, o := range os {
+		want = append(want, mem[o:o+int64(L)]...)
+	}
+	gatherFixed(unsafe.Pointer(&pk[0]), unsafe.Pointer(&mem[0]), 0, os, L)
+	if !bytes.Equal(pk, want) {
+		t.Fatalf("asm=%v L=%d: gatherFixed mismatch", useAsm, L)
+	}
+	checkGuards(t, "gatherFixed", pkAll, before)
+	m2, m2All := fenced(r, len(mem))
+	wantM := append([]byte(nil), m2...)
+	for i, o := range os {
+		copy(wantM[o:o+int64(L)], pk[i*L:(i+1)*L])
+	}
+	before = append(before[:0], m2All...)
+	scatterFixed(unsafe.Pointer(&m2[0]), 0, unsafe.Pointer(&pk[0]), os, L)
+	if !bytes.Equal(m2, wantM) {
+		t.Fatalf("asm=%v L=%d: scatterFixed mismatch", useAsm, L)
+	}
+	checkGuards(t, "scatterFixed", m2All, before)
 }

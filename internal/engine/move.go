@@ -90,6 +90,10 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 	}
 }
 
+// wordGather reports whether gather and scatter have a word kernel for
+// elements of L bytes (otherwise the assembly kernels take them).
+func wordGather(L int) bool { return L == 4 || L == 8 || L == 12 || L == 16 || L == 24 }
+
 // gather moves len(offs) elements of L bytes: element i from s+so+offs[i]
 // to d+do+i*L (pack), or the reverse when scatter is set (unpack).
 func gather(d unsafe.Pointer, do int, s unsafe.Pointer, so int, offs []int64, L int) {

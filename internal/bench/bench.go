@@ -245,7 +245,7 @@ func measure(l layout, engines []ddt.Engine, sample float64) (Row, error) {
 		fns = append(fns, func() { c.Pack(pk, src, l.origin, l.count) }, func() { c.Unpack(dst, l.origin, pk, l.count) })
 		names = append(names, e.String(), e.String())
 	}
-	if l.manPack != nil && l.origin == 0 {
+	if l.manPack != nil {
 		fns = append(fns, func() { l.manPack(src, pk) }, func() { l.manUnpack(pk, dst) })
 		names = append(names, "manual", "manual")
 	}

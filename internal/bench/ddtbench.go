@@ -28,10 +28,16 @@ type dbCase struct {
 }
 
 type dbConfig struct {
-	Label string `json:"label"`
-	Arena struct {
-		Elem  string `json:"elem_type"`
-		Total int64  `json:"total_bytes"`
+	Label   string           `json:"label"`
+	Params  map[string]int64 `json:"params"`
+	Derived map[string]int64 `json:"derived"`
+	Arena   struct {
+		Elem    string `json:"elem_type"`
+		Total   int64  `json:"total_bytes"`
+		Buffers []struct {
+			Name   string `json:"name"`
+			Offset int64  `json:"offset_bytes"`
+		} `json:"buffers"`
 	} `json:"arena"`
 	Lists map[string]struct {
 		Seed       uint64 `json:"seed"`
@@ -76,6 +82,10 @@ type DDTBenchOp struct {
 	Want             Props // expected properties of Type (Size is the type size)
 	TypeProps        map[string]Props
 	Types            map[string]*datatype.Type
+	// Params are the layout's size parameters (the config's params and
+	// derived values); Buffers the byte offsets of the arena's arrays.
+	Params  map[string]int64
+	Buffers map[string]int64
 }
 
 // Fill writes the DDTBench fill pattern into arena: element k holds the
@@ -150,9 +160,20 @@ func DDTBench(configs ...string) ([]*DDTBenchOp, error) {
 				}
 				p := op.Props
 				p.Size = cf.Props[op.Type].Size
+				params, bufs := map[string]int64{}, map[string]int64{}
+				for k, v := range cf.Params {
+					params[k] = v
+				}
+				for k, v := range cf.Derived {
+					params[k] = v
+				}
+				for _, b := range cf.Arena.Buffers {
+					bufs[b.Name] = b.Offset
+				}
 				ops = append(ops, &DDTBenchOp{Case: c.Name, Config: cf.Label, Op: name, Type: types[op.Type],
 					Count: op.Count, Base: op.Base, ArenaBytes: cf.Arena.Total, ElemSize: es, Packed: op.Packed,
-					CRC32: uint32(crc), Want: p, TypeProps: cf.Props, Types: types})
+					CRC32: uint32(crc), Want: p, TypeProps: cf.Props, Types: types,
+					Params: params, Buffers: bufs})
 			}
 		}
 	}

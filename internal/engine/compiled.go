@@ -142,6 +142,15 @@ func compile(n *dame.Node) *cnode {
 	return c
 }
 
+// transposable reports whether c is a matrix transpose: columns of 4- or
+// 8-byte elements side by side (the column stride is the element size),
+// each column a strided line whose rows don't overlap.
+func (c *cnode) transposable() bool {
+	k := c.kid
+	return k.kind == kVecF && (k.L == 4 || k.L == 8) && c.stride == k.L &&
+		k.count >= 8 && k.stride >= c.count*k.L
+}
+
 // blockKid is the compiled child of block i of a kBlocks or kVec node.
 func (c *cnode) blockKid(i int) *cnode {
 	if c.kids != nil {
@@ -185,6 +194,19 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 	case kMoves:
 		c.mv.run(pack, m, mo, p, po, cnt, ext)
 	case kGather:
+		if useAsm && !wordGather(c.L) {
+			if c.size == 0 {
+				return
+			}
+			for k := 0; k < cnt; k++ {
+				if pack {
+					gatherFixed(at(p, po+k*c.size), m, mo+k*ext, c.offs, c.L)
+				} else {
+					scatterFixed(m, mo+k*ext, at(p, po+k*c.size), c.offs, c.L)
+				}
+			}
+			return
+		}
 		for k := 0; k < cnt; k++ {
 			if pack {
 				gather(p, po+k*c.size, m, mo+k*ext, c.offs, c.L)
@@ -193,6 +215,19 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 			}
 		}
 	case kIndexF:
+		if useAsm {
+			if c.size == 0 {
+				return
+			}
+			for k := 0; k < cnt; k++ {
+				if pack {
+					gatherBlocks(at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens)
+				} else {
+					scatterBlocks(m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens)
+				}
+			}
+			return
+		}
 		for k := 0; k < cnt; k++ {
 			q, b := po+k*c.size, mo+k*ext
 			for i, o := range c.offs {
@@ -208,6 +243,14 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 	case kVec:
 		n, s := c.count, c.stride
 		if ext == n*s || cnt == 1 {
+			if c.transposable() {
+				if c.kid.L == 4 {
+					transpose[uint32](pack, m, mo, c.kid.stride, p, po, cnt*n, c.kid.count)
+				} else {
+					transpose[uint64](pack, m, mo, c.kid.stride, p, po, cnt*n, c.kid.count)
+				}
+				return
+			}
 			run(c.kid, pack, m, mo, p, po, cnt*n, s)
 			return
 		}

@@ -108,16 +108,17 @@ func (e *Interp) Step(s *State, pack bool, mem, buf []byte, count int64) int {
 				if fn := f.n; fn.Op == dame.Vector && fn.Blocklen == 1 {
 					// VECTORFINAL with one leaf per block: a strided run of
 					// whole leaves, no per-block decoding
+					// (the compiled engine's line kernel; the caller checked
+					// that every leaf lies inside mem)
 					k := min(fn.Count-f.i, int64(len(buf)-q)/L)
-					at := f.mem + f.i*fn.Stride
-					for range k {
+					if k > 0 {
+						at, l, st := int(f.mem+f.i*fn.Stride), int(L), int(fn.Stride)
 						if pack {
-							copy(buf[q:q+int(L)], mem[at:at+L])
+							line(ptr(buf), q, l, ptr(mem), at, st, int(k), l)
 						} else {
-							copy(mem[at:at+L], buf[q:q+int(L)])
+							line(ptr(mem), at, st, ptr(buf), q, l, int(k), l)
 						}
-						q += int(L)
-						at += fn.Stride
+						q += int(k) * l
 					}
 					f.i += k
 				}

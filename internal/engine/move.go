@@ -71,6 +71,13 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)), *(*uint64)(at(q, 24)) = a, b, c, e
 		}
 	default:
+		if useAsm && L <= maxAsmBlock() {
+			if n <= 0 {
+				return
+			}
+			strided(at(d, do), ds, at(s, so), ss, n, L)
+			return
+		}
 		if L < 64 {
 			for i := 0; i < n; i++ {
 				mv(at(d, do+i*ds), at(s, so+i*ss), L)
@@ -82,6 +89,10 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 		}
 	}
 }
+
+// wordGather reports whether gather and scatter have a word kernel for
+// elements of L bytes (otherwise the assembly kernels take them).
+func wordGather(L int) bool { return L == 4 || L == 8 || L == 12 || L == 16 || L == 24 }
 
 // gather moves len(offs) elements of L bytes: element i from s+so+offs[i]
 // to d+do+i*L (pack), or the reverse when scatter is set (unpack).
@@ -223,5 +234,58 @@ func mvWords(d, s unsafe.Pointer, n int) {
 			return
 		}
 		mv(d, s, n)
+	}
+}
+
+// transposeTile is how many bytes of a memory row transpose moves per
+// tile: 8 columns of 4 bytes or 4 of 8.
+const transposeTile = 32
+
+// transpose moves cols columns of rows elements of type W: element (c, r)
+// at memory m+mo+c*w+r*rs and packed at p+po+(c*rows+r)*w (w the size of
+// W), memory to packed when pack is set. It runs a tile of columns at a
+// time, row by row, so that memory is read (or written) several words of
+// one cache line at a time instead of one word per line. No two elements
+// share memory bytes (rs >= cols*w), so the order of unpack's writes does
+// not matter.
+func transpose[W uint32 | uint64](pack bool, m unsafe.Pointer, mo, rs int, p unsafe.Pointer, po, cols, rows int) {
+	w := int(unsafe.Sizeof(W(0)))
+	T := transposeTile / w
+	cs := rows * w // packed bytes of a column
+	c0 := 0
+	for ; c0+T <= cols; c0 += T {
+		for j := 0; j < T; j += 4 {
+			c := c0 + j
+			transpose4[W](pack, m, mo+c*w, rs, p, po+c*cs, cs, rows)
+		}
+	}
+	for ; c0 < cols; c0++ { // the last columns one by one
+		if pack {
+			lineW[W](p, po+c0*cs, w, m, mo+c0*w, rs, rows)
+		} else {
+			lineW[W](m, mo+c0*w, rs, p, po+c0*cs, w, rows)
+		}
+	}
+}
+
+// transpose4 moves four adjacent columns of rows elements, column j's
+// packed bytes cs after column j-1's.
+func transpose4[W uint32 | uint64](pack bool, m unsafe.Pointer, mo, rs int, p unsafe.Pointer, po, cs, rows int) {
+	w := int(unsafe.Sizeof(W(0)))
+	cs2 := 2 * cs
+	for range rows {
+		if pack {
+			a0, a1 := *(*W)(at(m, mo)), *(*W)(at(m, mo+w))
+			a2, a3 := *(*W)(at(m, mo+2*w)), *(*W)(at(m, mo+3*w))
+			*(*W)(at(p, po)), *(*W)(at(p, po+cs)) = a0, a1
+			*(*W)(at(p, po+cs2)), *(*W)(at(p, po+cs2+cs)) = a2, a3
+		} else {
+			a0, a1 := *(*W)(at(p, po)), *(*W)(at(p, po+cs))
+			a2, a3 := *(*W)(at(p, po+cs2)), *(*W)(at(p, po+cs2+cs))
+			*(*W)(at(m, mo)), *(*W)(at(m, mo+w)) = a0, a1
+			*(*W)(at(m, mo+2*w)), *(*W)(at(m, mo+3*w)) = a2, a3
+		}
+		mo += rs
+		po += w
 	}
 }

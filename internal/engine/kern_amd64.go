@@ -1,0 +1,154 @@
+//go:build amd64 && !noasm
+
+package engine
+
+import (
+	"os"
+	"unsafe"
+)
+
+// The amd64 block kernels use AVX-512 (F, BW, VL) masked moves and BMI2
+// (kern_amd64.s) when the CPU and the OS support them, AVX2 otherwise
+// (kern_avx2_amd64.s), and the Go loops on CPUs without AVX2. The
+// environment variable DDT_NOASM=1 turns them off and DDT_ASM=avx2 selects
+// the AVX2 ones (for tests and measurements); the build tag noasm leaves
+// them out.
+
+//go:noescape
+func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
+
+//go:noescape
+func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
+
+//go:noescape
+func stridedAVX512(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
+
+//go:noescape
+func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
+
+//go:noescape
+func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
+
+//go:noescape
+func stridedAVX2(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+func xgetbv() (eax, edx uint32)
+
+// cpuLevel reports the CPU's support: 2 for AVX-512 F, BW and VL with
+// BMI2 (and the OS saving the opmask and ZMM registers), 1 for AVX2 (the
+// OS saving the YMM registers), 0 otherwise.
+func cpuLevel() int {
+	maxID, _, _, _ := cpuid(0, 0)
+	if maxID < 7 {
+		return 0
+	}
+	_, _, c1, _ := cpuid(1, 0)
+	if c1&(1<<27) == 0 || c1&(1<<28) == 0 { // OSXSAVE, AVX
+		return 0
+	}
+	x, _ := xgetbv()
+	_, b7, _, _ := cpuid(7, 0)
+	if x&6 != 6 || b7&(1<<5) == 0 { // SSE and AVX state, AVX2
+		return 0
+	}
+	const avx512 = 1<<16 | 1<<30 | 1<<31 | 1<<8 // AVX512F, BW, VL, BMI2
+	if x&0xe6 == 0xe6 && b7&avx512 == avx512 {
+		return 2
+	}
+	return 1
+}
+
+// asmLevel is the kernel set in use: 2 AVX-512, 1 AVX2, 0 none.
+var asmLevel = func() int {
+	l := cpuLevel()
+	switch {
+	case os.Getenv("DDT_NOASM") == "1":
+		return 0
+	case os.Getenv("DDT_ASM") == "avx2":
+		return min(l, 1)
+	}
+	return l
+}()
+
+// useAsm selects the assembly kernels.
+var useAsm = asmLevel > 0
+
+// maxAsmBlock is the largest block the strided kernel moves; larger ones
+// go to memmove one at a time (whose rep movsb wins on long blocks).
+func maxAsmBlock() int {
+	if asmLevel == 2 {
+		return 4096
+	}
+	return 256
+}
+
+// gatherBlocks packs the blocks of lens[i] bytes at m+mo+offs[i] one
+// after the other at p.
+func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
+	switch {
+	case len(offs) == 0:
+	case asmLevel == 2:
+		gatherAVX512(p, m, mo, &offs[0], &lens[0], len(offs), 8)
+	case asmLevel == 0:
+		gatherBlocksGo(p, m, mo, offs, lens)
+	default:
+		gatherAVX2(p, m, mo, &offs[0], &lens[0], len(offs), 8)
+	}
+}
+
+// scatterBlocks unpacks the blocks of lens[i] bytes, read one after the
+// other from p, to m+mo+offs[i], in list order.
+func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
+	switch {
+	case len(offs) == 0:
+	case asmLevel == 2:
+		scatterAVX512(m, mo, p, &offs[0], &lens[0], len(offs), 8)
+	case asmLevel == 0:
+		scatterBlocksGo(m, mo, p, offs, lens)
+	default:
+		scatterAVX2(m, mo, p, &offs[0], &lens[0], len(offs), 8)
+	}
+}
+
+// strided copies n blocks of L bytes, block i from s+i*ss to d+i*ds.
+func strided(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {
+	switch asmLevel {
+	case 2:
+		stridedAVX512(d, ds, s, ss, n, L)
+	case 1:
+		stridedAVX2(d, ds, s, ss, n, L)
+	default:
+		stridedGo(d, ds, s, ss, n, L)
+	}
+}
+
+// gatherFixed packs the blocks of L bytes at m+mo+offs[i] one after the
+// other at p.
+func gatherFixed(p, m unsafe.Pointer, mo int, offs []int64, L int) {
+	l := int64(L)
+	switch {
+	case len(offs) == 0:
+	case asmLevel == 2:
+		gatherAVX512(p, m, mo, &offs[0], &l, len(offs), 0)
+	case asmLevel == 0:
+		gatherFixedGo(p, m, mo, offs, L)
+	default:
+		gatherAVX2(p, m, mo, &offs[0], &l, len(offs), 0)
+	}
+}
+
+// scatterFixed unpacks the blocks of L bytes, read one after the other
+// from p, to m+mo+offs[i], in list order.
+func scatterFixed(m unsafe.Pointer, mo int, p unsafe.Pointer, offs []int64, L int) {
+	l := int64(L)
+	switch {
+	case len(offs) == 0:
+	case asmLevel == 2:
+		scatterAVX512(m, mo, p, &offs[0], &l, len(offs), 0)
+	case asmLevel == 0:
+		scatterFixedGo(m, mo, p, offs, L)
+	default:
+		scatterAVX2(m, mo, p, &offs[0], &l, len(offs), 0)
+	}
+}

@@ -1,0 +1,49 @@
+package engine
+
+import "unsafe"
+
+// The Go versions of the block kernels: the fallback of the assembly ones
+// (kern_amd64.go) and the kernels of other architectures (kern_other.go).
+
+// gatherBlocksGo packs the blocks of lens[i] bytes at m+mo+offs[i] one
+// after the other at p.
+func gatherBlocksGo(p, m unsafe.Pointer, mo int, offs, lens []int64) {
+	q := 0
+	for i, o := range offs {
+		mvWords(at(p, q), at(m, mo+int(o)), int(lens[i]))
+		q += int(lens[i])
+	}
+}
+
+// scatterBlocksGo unpacks the blocks of lens[i] bytes, read one after the
+// other from p, to m+mo+offs[i], in list order.
+func scatterBlocksGo(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
+	q := 0
+	for i, o := range offs {
+		mvWords(at(m, mo+int(o)), at(p, q), int(lens[i]))
+		q += int(lens[i])
+	}
+}
+
+// stridedGo copies n blocks of L bytes, block i from s+i*ss to d+i*ds.
+func stridedGo(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {
+	for i := range n {
+		mv(at(d, i*ds), at(s, i*ss), L)
+	}
+}
+
+// gatherFixedGo packs the blocks of L bytes at m+mo+offs[i] one after the
+// other at p.
+func gatherFixedGo(p, m unsafe.Pointer, mo int, offs []int64, L int) {
+	for i, o := range offs {
+		mv(at(p, i*L), at(m, mo+int(o)), L)
+	}
+}
+
+// scatterFixedGo unpacks the blocks of L bytes, read one after the other
+// from p, to m+mo+offs[i], in list order.
+func scatterFixedGo(m unsafe.Pointer, mo int, p unsafe.Pointer, offs []int64, L int) {
+	for i, o := range offs {
+		mv(at(m, mo+int(o)), at(p, i*L), L)
+	}
+}

@@ -71,6 +71,11 @@ func runReconstruct(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
+	for i, el := range m {
+		if _, ok := datatype.BasicByName(el.Type); !ok {
+			return fmt.Errorf("%s: element %d (%s %d): %q is not a basic MPI type", pos[0], i+1, el.Type, el.Disp, el.Type)
+		}
+	}
 	tree, cost, err := optimal.Reconstruct(m, opts)
 	if err != nil {
 		return err

@@ -153,6 +153,7 @@ func TestOptimalErrors(t *testing.T) {
 		{"# nothing\n", []string{"reconstruct", "-"}, "empty type map"},
 		{"int 4\n", []string{"reconstruct", "-", "--constructors", "leaf,vec"}, "not representable"},
 		{"widget 0\n", []string{"reconstruct", "-", "-o", filepath.Join(dir, "w.ddt")}, "not a basic MPI type"},
+		{"int 0\nbogus 4\n", []string{"reconstruct", "-"}, "element 2 (bogus 4): \"bogus\" is not a basic MPI type"},
 		{"", []string{"reconstruct", good, "--bogus"}, "bogus"},
 		{"", []string{"normalize"}, "missing TYPE"},
 		{"", []string{"normalize", "testdata/none.ddt"}, "no such file"},

@@ -83,25 +83,34 @@ func blockDisps(ds, disps []int64, scale, off, L int64) int {
 // which have room for every block, and returns their number.
 func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) int {
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
-	k := -1         // the open run, ds[k] and ls[k]; -1 before the first
-	end := int64(0) // where the open run ends
-	for i, d := range disps {
+	k := 0
+	for i := 0; i < len(disps); {
+		// the run starting at block i (the loops are written out in
+		// full here and in leafSegments: a call per run costs more)
 		if bls != nil {
 			bl = bls[i]
 		}
 		if bl == 0 {
+			i++
 			continue
 		}
-		d, L := d*scale+off, bl*size
-		if d == end && k >= 0 {
-			ls[k] += L // merge touching blocks
-			end += L
-			continue
+		d, L := disps[i]*scale+off, bl*size
+		for i++; i < len(disps); i++ {
+			if bls != nil {
+				bl = bls[i]
+			}
+			if bl == 0 {
+				continue
+			}
+			if disps[i]*scale+off != d+L {
+				break
+			}
+			L += bl * size // merge touching blocks
 		}
+		ds[k], ls[k] = d, L
 		k++
-		ds[k], ls[k], end = d, L, d+L
 	}
-	return k + 1
+	return k
 }
 
 // segment is count runs of L bytes, stride bytes apart, the first at disp;
@@ -117,78 +126,60 @@ func (s segment) node() *Node {
 	return v
 }
 
-// segList collects the runs of a block list as segments: the closed ones
-// in segs, the open one in cur (cur.count == 0 before the first run). A
-// run of cur's length continues cur if cur has one run (the stride is set
-// by the second) or if it starts at cur.next; another run opens a segment.
-type segList struct {
-	segs  []segment
-	cur   segment
-	limit int // most segments allowed
-}
-
-// open closes cur and opens a segment at the run of L bytes at d. It is
-// the rare case: not inlined into add.
-//
-//go:noinline
-func (s *segList) open(d, L int64) bool {
-	if s.cur.count > 0 {
-		if len(s.segs)+1 == s.limit {
-			return false
-		}
-		s.segs = append(s.segs, s.cur)
-	}
-	s.cur = segment{disp: d, L: L, count: 1, next: d}
-	return true
-}
-
 // leafSegments describes the runs as at most a few segments of constant
 // run length and stride, each a leaf or a vector, under a struct; ok is
 // false when the runs need more segments than that (it then stops early).
+// A run of the open segment's length continues it if the segment has one
+// run (the stride is set by the second) or if it starts where the
+// segment's next run would; another run opens a segment.
 func leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) {
 	var buf [8]segment
-	s := segList{segs: buf[:0], limit: 4 + len(a.Displacements)/256}
+	segs := buf[:0] // the closed segments
+	limit := 4 + len(a.Displacements)/256
+	var cur segment // the open one; count 0 before the first run
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
-	c := &s.cur
-	var cd, cl int64 // the open run; cl == 0 before the first
-	// As scanRuns: the last iteration only closes the open run.
-	for i := 0; ; i++ {
-		var d, L int64
-		if i < len(disps) {
+	for i := 0; i < len(disps); {
+		// the run starting at block i, as in scanRuns
+		if bls != nil {
+			bl = bls[i]
+		}
+		if bl == 0 {
+			i++
+			continue
+		}
+		d, L := disps[i]*scale+off, bl*size
+		for i++; i < len(disps); i++ {
 			if bls != nil {
 				bl = bls[i]
 			}
 			if bl == 0 {
 				continue
 			}
-			d, L = disps[i]*scale+off, bl*size
-			if cd+cl == d && cl > 0 {
-				cl += L // merge touching blocks
-				continue
+			if disps[i]*scale+off != d+L {
+				break
 			}
+			L += bl * size // merge touching blocks
 		}
-		if cl > 0 { // the open run joins cur or opens a segment
-			switch {
-			case cl == c.L && c.count == 1:
-				c.stride, c.count, c.next = cd-c.disp, 2, 2*cd-c.disp
-			case cl == c.L && cd == c.next:
-				c.count++
-				c.next += c.stride
-			default:
-				if !s.open(cd, cl) {
+		switch {
+		case L == cur.L && cur.count == 1:
+			cur.stride, cur.count, cur.next = d-cur.disp, 2, 2*d-cur.disp
+		case L == cur.L && d == cur.next:
+			cur.count++
+			cur.next += cur.stride
+		default:
+			if cur.count > 0 {
+				if len(segs)+1 == limit {
 					return nil, 0, false
 				}
+				segs = append(segs, cur)
 			}
+			cur = segment{disp: d, L: L, count: 1, next: d}
 		}
-		if i >= len(disps) {
-			break
-		}
-		cd, cl = d, L
 	}
-	if c.count == 0 {
+	if cur.count == 0 {
 		return nil, 0, false
 	}
-	segs := append(s.segs, s.cur)
+	segs = append(segs, cur)
 	if len(segs) == 1 {
 		return segs[0].node(), segs[0].disp, true
 	}

@@ -190,15 +190,26 @@ func (n *Node) finish() *Node {
 		n.Count = int64(len(n.Disps))
 		n.Size = n.Count * n.Blocklen * n.Child.Size
 	case Index, Struct:
-		n.Offsets = make([]int64, len(n.Disps)+1)
-		var s int64
-		for i := range n.Disps {
-			n.Offsets[i] = s
-			s += n.Blocklens[i] * n.ChildOf(i).Size
+		bls := n.Blocklens[:len(n.Disps)]
+		offs := n.Offsets // storage the builder may have provided
+		if len(offs) != len(bls)+1 {
+			offs = make([]int64, len(bls)+1)
 		}
-		n.Offsets[len(n.Disps)] = s
-		n.Size = s
-		n.Count = int64(len(n.Disps))
+		var s int64
+		if n.Op == Index {
+			cs := n.Child.Size
+			for i, b := range bls {
+				offs[i] = s
+				s += b * cs
+			}
+		} else {
+			for i, b := range bls {
+				offs[i] = s
+				s += b * n.Children[i].Size
+			}
+		}
+		offs[len(bls)] = s
+		n.Offsets, n.Size, n.Count = offs, s, int64(len(bls))
 	}
 	d := 0
 	if n.Op == Struct {

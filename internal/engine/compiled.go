@@ -103,8 +103,8 @@ func compile(n *dame.Node) *cnode {
 				c.lens[i] = b * es
 			}
 		}
-		for _, l := range c.lens {
-			small = small && l <= maxMoveBlock
+		for i := 0; small && i < len(c.lens); i++ {
+			small = c.lens[i] <= maxMoveBlock
 		}
 		if small {
 			c.kind, c.mv = kMoves, newMoveList(c.offs, c.lens, c.size)

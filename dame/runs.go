@@ -1,0 +1,247 @@
+package dame
+
+import (
+	"math/bits"
+	"slices"
+
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// The fast path of indexed types whose old type is contiguous bytes: long
+// explicit lists (thousands to millions of blocks) are the common case, so
+// every pass over the blocks is one loop without calls through closures or
+// interfaces, and the only allocations are the program's own lists.
+
+// leafRuns is the node of an indexed type whose old type is a leaf of size
+// bytes, its origin off bytes from the old type's origin; a holds the
+// type's arguments and scale the unit of its displacements. Touching blocks
+// merge into byte runs. A first pass looks for a few segments of runs of
+// constant length and stride (a row and a column of a matrix, say) without
+// allocating; if there are many, a second pass lists the runs.
+func leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
+	if n, d, ok := leafSegments(a, scale, off, size); ok {
+		return n, d
+	}
+	n := len(a.Displacements)
+	bl, constBL := constBlocklen(a)
+	if constBL {
+		// Blocks of one length: list them as they are, counting the
+		// blocks that touch their predecessor (and would merge).
+		ds := make([]int64, n)
+		if m := blockDisps(ds, a.Displacements, scale, off, bl*size); m == 0 || int64(n-m)*4 > int64(n)*3 {
+			// No merge, or merging would leave most blocks apart (random
+			// lists with a few neighbours): blocks of one length, as the
+			// gather kernel of constant-size elements beats variable runs
+			// by far. (Runs that differ in length take the general path:
+			// they are not all one length when fewer than a quarter merge.)
+			return constRuns(ds, bl*size)
+		}
+	}
+	// One allocation holds the run displacements, lengths and (for an
+	// indexed node) packed offsets.
+	buf := make([]int64, 3*n+1)
+	ds, ls := buf[:n:n], buf[n:2*n:2*n]
+	k := scanRuns(ds, ls, a, scale, off, size)
+	ds, ls = ds[:k], ls[:k]
+	if constant(ls) {
+		return constRuns(slices.Clone(ds), ls[0])
+	}
+	return byteRuns(ds, ls, buf[2*n:2*n+k+1])
+}
+
+// constBlocklen reports the block length of an indexed type's arguments
+// when every block has it and it is not zero.
+func constBlocklen(a datatype.Args) (int64, bool) {
+	if a.Blocklengths == nil {
+		return a.Blocklength, a.Blocklength > 0
+	}
+	if len(a.Blocklengths) == 0 || a.Blocklengths[0] == 0 || !constant(a.Blocklengths) {
+		return 0, false
+	}
+	return a.Blocklengths[0], true
+}
+
+// blockDisps sets ds[i] to disps[i]*scale+off, the displacement of block
+// i of L bytes, and returns the number of blocks that start where their
+// predecessor ends.
+func blockDisps(ds, disps []int64, scale, off, L int64) int {
+	ds = ds[:len(disps)]
+	m := 0
+	end := disps[0]*scale + off - 1 // no block ends there
+	for i, d := range disps {
+		d = d*scale + off
+		if d == end {
+			m++
+		}
+		ds[i], end = d, d+L
+	}
+	return m
+}
+
+// scanRuns writes the runs of the blocks of an indexed type of a leaf (see
+// leafRuns), touching blocks merged, to ds (displacements) and ls (bytes),
+// which have room for every block, and returns their number.
+func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) int {
+	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
+	k := 0
+	for i := 0; i < len(disps); {
+		// the run starting at block i (the loops are written out in
+		// full here and in leafSegments: a call per run costs more)
+		if bls != nil {
+			bl = bls[i]
+		}
+		if bl == 0 {
+			i++
+			continue
+		}
+		d, L := disps[i]*scale+off, bl*size
+		for i++; i < len(disps); i++ {
+			if bls != nil {
+				bl = bls[i]
+			}
+			if bl == 0 {
+				continue
+			}
+			if disps[i]*scale+off != d+L {
+				break
+			}
+			L += bl * size // merge touching blocks
+		}
+		ds[k], ls[k] = d, L
+		k++
+	}
+	return k
+}
+
+// segment is count runs of L bytes, stride bytes apart, the first at disp;
+// next is disp + count*stride, where the next run of the segment starts.
+type segment struct{ disp, L, stride, count, next int64 }
+
+func (s segment) node() *Node {
+	if s.count == 1 {
+		return leaf(s.L)
+	}
+	v := (&Node{Op: Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: leaf(s.L)}).finish()
+	v.Extent = (s.count-1)*s.stride + s.L
+	return v
+}
+
+// leafSegments describes the runs as at most a few segments of constant
+// run length and stride, each a leaf or a vector, under a struct; ok is
+// false when the runs need more segments than that (it then stops early).
+// A run of the open segment's length continues it if the segment has one
+// run (the stride is set by the second) or if it starts where the
+// segment's next run would; another run opens a segment.
+func leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) {
+	var buf [8]segment
+	segs := buf[:0] // the closed segments
+	limit := 4 + len(a.Displacements)/256
+	var cur segment // the open one; count 0 before the first run
+	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
+	for i := 0; i < len(disps); {
+		// the run starting at block i, as in scanRuns
+		if bls != nil {
+			bl = bls[i]
+		}
+		if bl == 0 {
+			i++
+			continue
+		}
+		d, L := disps[i]*scale+off, bl*size
+		for i++; i < len(disps); i++ {
+			if bls != nil {
+				bl = bls[i]
+			}
+			if bl == 0 {
+				continue
+			}
+			if disps[i]*scale+off != d+L {
+				break
+			}
+			L += bl * size // merge touching blocks
+		}
+		switch {
+		case L == cur.L && cur.count == 1:
+			cur.stride, cur.count, cur.next = d-cur.disp, 2, 2*d-cur.disp
+		case L == cur.L && d == cur.next:
+			cur.count++
+			cur.next += cur.stride
+		default:
+			if cur.count > 0 {
+				if len(segs)+1 == limit {
+					return nil, 0, false
+				}
+				segs = append(segs, cur)
+			}
+			cur = segment{disp: d, L: L, count: 1, next: d}
+		}
+	}
+	if cur.count == 0 {
+		return nil, 0, false
+	}
+	segs = append(segs, cur)
+	if len(segs) == 1 {
+		return segs[0].node(), segs[0].disp, true
+	}
+	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*Node, len(segs))
+	for i, s := range segs {
+		ds[i], bls1[i], kids[i] = s.disp, 1, s.node()
+	}
+	b := blockList{disps: ds, bls: bls1, kids: kids}
+	n, d := b.node()
+	return n, d, true
+}
+
+// constRuns returns the node of runs of L bytes at ds[i].
+func constRuns(ds []int64, L int64) (*Node, int64) {
+	if len(ds) == 1 {
+		return leaf(L), ds[0]
+	}
+	if s, ok := constStride(ds); ok {
+		return (&Node{Op: Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: leaf(L)}).finish(), ds[0]
+	}
+	return (&Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: leaf(L)}).finish(), 0
+}
+
+// byteRuns returns the node of contiguous runs of ls[i] > 0 bytes at
+// ds[i]. Runs of different lengths become an indexed node of their
+// greatest common divisor g; ls, owned by the caller, becomes its block
+// lengths, and offs, if not nil, its packed offsets (len(ls)+1 entries).
+func byteRuns(ds, ls, offs []int64) (*Node, int64) {
+	if len(ds) == 1 {
+		return leaf(ls[0]), ds[0]
+	}
+	l0 := ls[0]
+	or, mn, same := l0, l0, true
+	for _, l := range ls[1:] {
+		or |= l
+		mn = min(mn, l)
+		same = same && l == l0
+	}
+	if same {
+		return constRuns(ds, l0)
+	}
+	// g divides every length, so the smallest; the power of two dividing
+	// every length is the lowest bit of their OR. When that is the
+	// smallest length it is g, and dividing is shifting.
+	g := or & -or
+	if mn != g {
+		g = l0
+		for _, l := range ls[1:] {
+			if l%g != 0 {
+				g = gcd(g, l)
+			}
+		}
+	}
+	if g&(g-1) == 0 {
+		sh := bits.TrailingZeros64(uint64(g))
+		for i, l := range ls {
+			ls[i] = l >> sh
+		}
+	} else {
+		for i, l := range ls {
+			ls[i] = l / g
+		}
+	}
+	return (&Node{Op: Index, Blocklens: ls, Disps: ds, Child: leaf(g), Offsets: offs}).finish(), 0
+}

@@ -62,10 +62,11 @@ type Options struct {
 	// Without Normalize, commit still normalizes automatically the types
 	// where it pays: those with explicit displacement lists (indexed,
 	// hindexed, indexed_block, hindexed_block, struct) of 16 to
-	// AutoNormalizeEntries entries in all, where hidden regular structure
-	// is common and normalizing costs tens of microseconds. Types built
-	// from contiguous, vector, hvector, subarray and resized nodes are
-	// already near-optimal and are committed as they are, in microseconds.
+	// AutoNormalizeEntries entries in all whose gaps mostly repeat, where
+	// hidden regular structure is likely and normalizing costs tens of
+	// microseconds. Types built from contiguous, vector, hvector, subarray
+	// and resized nodes are already near-optimal, and random lists have no
+	// structure to find; they are committed as they are.
 	Normalize bool
 	// NoNormalize turns automatic normalization off.
 	NoNormalize bool
@@ -76,35 +77,53 @@ type Options struct {
 const AutoNormalizeEntries = 1024
 
 // autoNormalize reports whether commit normalizes t by default: it has
-// displacement lists, none too long in all.
+// displacement lists of 16 to AutoNormalizeEntries entries in all, and they
+// look regular — most consecutive gaps repeat the gap before them, as in a
+// vector or a row and a column listed element by element. Random lists
+// (the usual gather lists of applications) have no structure for the
+// optimizer to find and are committed as they are, in microseconds.
 func autoNormalize(t *datatype.Type) bool {
-	entries, ok := listEntries(t, map[*datatype.Type]bool{}, 0)
-	return ok && entries >= 16
+	var s listStats
+	if !s.add(t, map[*datatype.Type]bool{}) {
+		return false
+	}
+	return s.entries >= 16 && s.breaks*4 <= s.entries
 }
 
-// listEntries adds the list entries of t's tree to n; ok is false once the
-// total passes AutoNormalizeEntries.
-func listEntries(t *datatype.Type, seen map[*datatype.Type]bool, n int) (int, bool) {
+// listStats counts the list entries of a type tree and the breaks in their
+// gap sequences (places where a gap differs from the previous gap).
+type listStats struct {
+	entries, breaks int
+}
+
+// add adds t's tree; it returns false once the entries pass
+// AutoNormalizeEntries.
+func (s *listStats) add(t *datatype.Type, seen map[*datatype.Type]bool) bool {
 	if seen[t] {
-		return n, true
+		return true
 	}
 	seen[t] = true
 	a := t.Args()
 	switch t.Combiner() {
 	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock,
 		datatype.CombinerHIndexedBlock, datatype.CombinerStruct:
-		n += len(a.Displacements)
-	}
-	if n > AutoNormalizeEntries {
-		return n, false
-	}
-	for _, ch := range a.Types {
-		var ok bool
-		if n, ok = listEntries(ch, seen, n); !ok {
-			return n, false
+		d := a.Displacements
+		s.entries += len(d)
+		if s.entries > AutoNormalizeEntries {
+			return false
+		}
+		for i := 2; i < len(d); i++ {
+			if d[i]-d[i-1] != d[i-1]-d[i-2] {
+				s.breaks++
+			}
 		}
 	}
-	return n, true
+	for _, ch := range a.Types {
+		if !s.add(ch, seen) {
+			return false
+		}
+	}
+	return true
 }
 
 // Committed is a type ready to pack and unpack. It is immutable and safe

@@ -128,6 +128,11 @@ func TestAutoNormalizePolicy(t *testing.T) {
 	vec, _ := datatype.Vector(100, 1, 7, i)
 	long := make([]int64, AutoNormalizeEntries+1)
 	big, _ := datatype.IndexedBlock(1, long, i)
+	rnd := make([]int64, 100)
+	for k := range rnd {
+		rnd[k] = int64(k*k*7919%1000) + int64(k)*1000
+	}
+	random, _ := datatype.IndexedBlock(1, rnd, i)
 	for _, c := range []struct {
 		name string
 		ty   *datatype.Type
@@ -138,6 +143,8 @@ func TestAutoNormalizePolicy(t *testing.T) {
 		{"indexed_block of 100, NoNormalize", regular, Options{NoNormalize: true}, false},
 		{"vector", vec, Options{}, false},
 		{"list too long", big, Options{}, false},
+		{"random list", random, Options{}, false},
+		{"random list, Normalize", random, Options{Normalize: true}, false}, // nothing to gain
 		{"reference engine", regular, Options{Engine: Reference}, false},
 	} {
 		cm, err := CommitWith(c.ty, c.opts)

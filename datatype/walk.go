@@ -10,10 +10,15 @@ type Elem struct {
 
 // Walk calls fn for each basic element of count instances of t, in type-map
 // order, instance i shifted by i*Extent. It stops early and returns false if
-// fn returns false. Pair types yield their two members.
+// fn returns false. Pair types yield their two members. Nothing is visited
+// (and Walk returns false) if the displacements of count instances would
+// overflow int64 (see Span).
 func (t *Type) Walk(count int64, fn func(b Basic, disp int64) bool) bool {
 	if t.size == 0 {
 		return true
+	}
+	if _, _, err := t.Span(count); err != nil {
+		return false
 	}
 	ext := t.Extent()
 	for i := range count {
@@ -111,10 +116,14 @@ func (t *Type) eachBlock(base int64, fn func(disp, n int64, old *Type) bool) boo
 
 // Blocks calls fn for each maximal contiguous run of bytes (offset, length)
 // of count instances, in type-map order; adjacent runs are merged. It stops
-// early and returns false if fn returns false.
+// early and returns false if fn returns false, and visits nothing if the
+// offsets of count instances would overflow int64.
 func (t *Type) Blocks(count int64, fn func(off, n int64) bool) bool {
 	if t.size == 0 {
 		return true
+	}
+	if _, _, err := t.Span(count); err != nil {
+		return false
 	}
 	var cur, curLen int64
 	open := false

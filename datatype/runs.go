@@ -4,7 +4,7 @@ package datatype
 // order after merging adjacent runs: their number and the first and last
 // run, [fs, fe) and [ls, le), relative to the instance's origin. Summaries
 // concatenate and repeat without visiting the runs, so counting the runs of
-// a type costs O(nodes · log count), not O(elements).
+// a type costs O(nodes), not O(elements).
 type runSum struct {
 	n              int64
 	fs, fe, ls, le int64
@@ -39,19 +39,21 @@ func cat(a, b runSum) runSum {
 	return r
 }
 
-// rep is the summary of n copies of a, stride bytes apart, by doubling.
+// rep is the summary of n copies of a, stride bytes apart. Copies are
+// translates of each other, so either every boundary between consecutive
+// copies merges (a's last run ends where the next copy's first run
+// starts) or none does.
 func rep(a runSum, n, stride int64) runSum {
-	var r runSum
-	var off int64 // where the next copy of the doubled block goes
-	for n > 0 {
-		if n&1 != 0 {
-			r = cat(r, a.shift(off))
-			off += stride
-		}
-		n >>= 1
-		if n > 0 {
-			a = cat(a, a.shift(stride))
-			stride *= 2
+	if n <= 0 || a.n == 0 {
+		return runSum{}
+	}
+	merge := n > 1 && a.le == a.fs+stride
+	last := (n - 1) * stride
+	r := runSum{n: n * a.n, fs: a.fs, fe: a.fe, ls: a.ls + last, le: a.le + last}
+	if merge {
+		r.n -= n - 1
+		if a.n == 1 { // one run throughout
+			r.fe, r.ls = r.le, a.fs
 		}
 	}
 	return r
@@ -96,7 +98,11 @@ func (t *Type) runSummary(memo map[*Type]runSum) runSum {
 
 // NumBlocks is the number of maximal contiguous byte runs of count
 // instances, after merging adjacent runs in type-map order: the number of
-// entries Blocks(count, ...) yields, computed without visiting them.
+// entries Blocks(count, ...) yields, computed without visiting them in
+// O(nodes). It is 0 if the offsets of count instances overflow int64.
 func (t *Type) NumBlocks(count int64) int64 {
+	if _, _, err := t.Span(count); err != nil {
+		return 0
+	}
 	return rep(t.runSummary(map[*Type]runSum{}), count, t.Extent()).n
 }

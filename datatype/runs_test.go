@@ -24,8 +24,12 @@ func TestNumBlocksMatchesBlocks(t *testing.T) {
 func TestNumBlocksIsFastForHugeCounts(t *testing.T) {
 	v, _ := datatype.Vector(1<<40, 1, 2, datatype.ShortInt)
 	// 2 runs per short_int; the last int of one vector instance touches the
-	// first short of the next, so 2^20-1 runs merge
-	if got, want := v.NumBlocks(1<<20), int64(1)<<61-(1<<20-1); got != want {
+	// first short of the next, so 2^10-1 runs merge
+	if got, want := v.NumBlocks(1<<10), int64(1)<<51-(1<<10-1); got != want {
 		t.Errorf("NumBlocks = %d, want %d", got, want)
+	}
+	// 2^20 instances of about 2^44 bytes do not fit in int64 offsets
+	if got := v.NumBlocks(1 << 20); got != 0 {
+		t.Errorf("NumBlocks of an overflowing count = %d, want 0", got)
 	}
 }

@@ -149,7 +149,7 @@ func FuzzCommands(f *testing.F) {
 	f.Add("darray(4, 1, [8, 8], [block, cyclic], [default, 2], [2, 2], C, int)")
 	f.Add("resized(hindexed([1, 0, 2], [-8, 0, 100], long_double), -4, 0)")
 	f.Fuzz(func(t *testing.T, src string) {
-		for _, args := range [][]string{{"show", "-"}, {"export", "--lang", "c", "-"}, {"sig", "-", "--count", "3"}} {
+		for _, args := range [][]string{{"show", "-"}, {"export", "--lang", "c", "-"}, {"sig", "-", "--count", "3"}, {"dame", "-"}} {
 			var out, errb bytes.Buffer
 			st := run(&env{strings.NewReader(src), &out, &errb}, args)
 			if st != 0 && st != 1 || strings.Contains(errb.String(), "internal error") {

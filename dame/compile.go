@@ -165,7 +165,7 @@ func (b *blockList) node() (*Node, int64) {
 			}
 			ds, ls = append(ds, b.disps[i]), append(ls, L)
 		}
-		return byteRuns(ds, ls, nil)
+		return byteRuns(ds, ls)
 	}
 	same := true
 	for i := 1; i < n; i++ {

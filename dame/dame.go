@@ -9,8 +9,8 @@
 // indexed types with constant block length and stride into vectors, structs
 // whose children share a layout into indexed types, collapses nested vectors
 // whose strides compose), and caches what packing needs: the packed size of
-// every node and the packed offset of every block, so that any byte of the
-// packed stream can be found in O(depth · log n). The engines in the ddt
+// every node and the packed offset of every 64th block of a list, so that
+// any byte of the packed stream can be found in O(depth · (log n + 64)). The engines in the ddt
 // package execute it.
 //
 // The text form (String, Parse) follows the paper's grammar (Fig. 5): the
@@ -78,12 +78,22 @@ type Node struct {
 	// Extent is the distance between consecutive instances of this node
 	// inside a block of its parent.
 	Extent int64
-	// Offsets holds, for Index and Struct, the packed offset of each block
-	// and the node size last (len(Disps)+1 entries).
-	Offsets []int64
 	// Depth is 0 for ContigFinal and one more than the deepest child otherwise.
 	Depth int
+
+	// marks holds, for Index and Struct, the packed offset of every
+	// markEvery-th block (block k*markEvery at marks[k]): BlockOffset and
+	// FindBlock scan at most markEvery-1 block lengths from a mark, and
+	// building the node writes no per-block array.
+	marks []int64
+	// dispsOr is the OR of Disps when hasOr is set (the builder computed
+	// it while listing the blocks), for align.
+	dispsOr uint64
+	hasOr   bool
 }
+
+// markEvery is the number of blocks between marks: a power of two.
+const markEvery = 64
 
 // Program is a committed type as DAME primitives: count instances of the
 // type are count instances of Root at Off + i*Extent.
@@ -147,6 +157,8 @@ func (n *Node) BlockDisp(i int64) int64 {
 }
 
 // BlockOffset returns the packed offset of block i within one instance.
+// For Index and Struct it costs up to 63 additions (the packed offsets of
+// every 64th block are cached).
 func (n *Node) BlockOffset(i int64) int64 {
 	switch n.Op {
 	case Contig:
@@ -154,26 +166,59 @@ func (n *Node) BlockOffset(i int64) int64 {
 	case Vector, BlockIndex:
 		return i * n.Blocklen * n.Child.Size
 	}
-	return n.Offsets[i]
+	k := i / markEvery
+	s := n.marks[k]
+	for j := k * markEvery; j < i; j++ {
+		s += n.blockSize(j)
+	}
+	return s
+}
+
+// blockSize is the packed size of block i of an Index or Struct node.
+func (n *Node) blockSize(i int64) int64 {
+	if n.Op == Struct {
+		return n.Blocklens[i] * n.Children[i].Size
+	}
+	return n.Blocklens[i] * n.Child.Size
 }
 
 // FindBlock returns the block holding packed byte off (0 <= off < Size).
 func (n *Node) FindBlock(off int64) int64 {
+	i, _ := n.FindBlockOffset(off)
+	return i
+}
+
+// FindBlockOffset returns the block holding packed byte off (0 <= off <
+// Size) and its packed offset.
+func (n *Node) FindBlockOffset(off int64) (int64, int64) {
+	var i int64
 	switch n.Op {
 	case Contig:
-		return off / n.Child.Size
+		i = off / n.Child.Size
+		return i, i * n.Child.Size
 	case Vector, BlockIndex:
-		return off / (n.Blocklen * n.Child.Size)
+		bs := n.Blocklen * n.Child.Size
+		i = off / bs
+		return i, i * bs
 	}
-	// last block whose offset is <= off and that is not empty
-	i, found := slices.BinarySearch(n.Offsets[:len(n.Disps)], off)
+	// the last mark <= off, then the first block after it ending past off
+	// (so not empty)
+	k, found := slices.BinarySearch(n.marks, off)
 	if !found {
-		i--
+		k--
 	}
-	for i+1 < len(n.Disps) && n.Offsets[i+1] <= off {
-		i++
+	for k+1 < len(n.marks) && n.marks[k+1] <= off {
+		k++
 	}
-	return int64(i)
+	s, nb := n.marks[k], int64(len(n.Disps))
+	for i = int64(k) * markEvery; i+1 < nb; i++ {
+		e := s + n.blockSize(i)
+		if e > off {
+			break
+		}
+		s = e
+	}
+	return i, s
 }
 
 // finish computes the cached fields of n from its children.
@@ -191,25 +236,25 @@ func (n *Node) finish() *Node {
 		n.Size = n.Count * n.Blocklen * n.Child.Size
 	case Index, Struct:
 		bls := n.Blocklens[:len(n.Disps)]
-		offs := n.Offsets // storage the builder may have provided
-		if len(offs) != len(bls)+1 {
-			offs = make([]int64, len(bls)+1)
-		}
+		marks := make([]int64, (len(bls)+markEvery-1)/markEvery)
 		var s int64
 		if n.Op == Index {
 			cs := n.Child.Size
 			for i, b := range bls {
-				offs[i] = s
+				if i%markEvery == 0 {
+					marks[i/markEvery] = s
+				}
 				s += b * cs
 			}
 		} else {
 			for i, b := range bls {
-				offs[i] = s
+				if i%markEvery == 0 {
+					marks[i/markEvery] = s
+				}
 				s += b * n.Children[i].Size
 			}
 		}
-		offs[len(bls)] = s
-		n.Offsets, n.Size, n.Count = offs, s, int64(len(bls))
+		n.marks, n.Size, n.Count = marks, s, int64(len(bls))
 	}
 	d := 0
 	if n.Op == Struct {
@@ -239,6 +284,10 @@ func (n *Node) align() int64 {
 	case Vector:
 		or |= uint64(n.Stride)
 	case BlockIndex, Index, Struct:
+		if n.hasOr {
+			or |= n.dispsOr
+			break
+		}
 		for _, d := range n.Disps {
 			or |= uint64(d)
 		}

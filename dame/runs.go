@@ -28,25 +28,36 @@ func leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
 		// Blocks of one length: list them as they are, counting the
 		// blocks that touch their predecessor (and would merge).
 		ds := make([]int64, n)
-		if m := blockDisps(ds, a.Displacements, scale, off, bl*size); m == 0 || int64(n-m)*4 > int64(n)*3 {
+		if m, or := blockDisps(ds, a.Displacements, scale, off, bl*size); m == 0 || int64(n-m)*4 > int64(n)*3 {
 			// No merge, or merging would leave most blocks apart (random
 			// lists with a few neighbours): blocks of one length, as the
 			// gather kernel of constant-size elements beats variable runs
 			// by far. (Runs that differ in length take the general path:
 			// they are not all one length when fewer than a quarter merge.)
-			return constRuns(ds, bl*size)
+			nd, d := constRuns(ds, bl*size)
+			return withOr(nd, d, or)
 		}
 	}
-	// One allocation holds the run displacements, lengths and (for an
-	// indexed node) packed offsets.
-	buf := make([]int64, 3*n+1)
+	// One allocation holds the run displacements and lengths.
+	buf := make([]int64, 2*n)
 	ds, ls := buf[:n:n], buf[n:2*n:2*n]
-	k := scanRuns(ds, ls, a, scale, off, size)
+	k, or := scanRuns(ds, ls, a, scale, off, size)
 	ds, ls = ds[:k], ls[:k]
 	if constant(ls) {
-		return constRuns(slices.Clone(ds), ls[0])
+		nd, d := constRuns(slices.Clone(ds), ls[0])
+		return withOr(nd, d, or)
 	}
-	return byteRuns(ds, ls, buf[2*n:2*n+k+1])
+	nd, d := byteRuns(ds, ls)
+	return withOr(nd, d, or)
+}
+
+// withOr records or, the OR of the displacements of the blocks of n when
+// it lists them (BlockIndex, Index), for align.
+func withOr(n *Node, d int64, or uint64) (*Node, int64) {
+	if n.Op == BlockIndex || n.Op == Index {
+		n.dispsOr, n.hasOr = or, true
+	}
+	return n, d
 }
 
 // constBlocklen reports the block length of an indexed type's arguments
@@ -63,27 +74,31 @@ func constBlocklen(a datatype.Args) (int64, bool) {
 
 // blockDisps sets ds[i] to disps[i]*scale+off, the displacement of block
 // i of L bytes, and returns the number of blocks that start where their
-// predecessor ends.
-func blockDisps(ds, disps []int64, scale, off, L int64) int {
+// predecessor ends and the OR of the displacements.
+func blockDisps(ds, disps []int64, scale, off, L int64) (int, uint64) {
 	ds = ds[:len(disps)]
 	m := 0
+	var or uint64
 	end := disps[0]*scale + off - 1 // no block ends there
 	for i, d := range disps {
 		d = d*scale + off
 		if d == end {
 			m++
 		}
+		or |= uint64(d)
 		ds[i], end = d, d+L
 	}
-	return m
+	return m, or
 }
 
 // scanRuns writes the runs of the blocks of an indexed type of a leaf (see
 // leafRuns), touching blocks merged, to ds (displacements) and ls (bytes),
-// which have room for every block, and returns their number.
-func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) int {
+// which have room for every block, and returns their number and the OR of
+// their displacements.
+func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (int, uint64) {
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
 	k := 0
+	var or uint64
 	for i := 0; i < len(disps); {
 		// the run starting at block i (the loops are written out in
 		// full here and in leafSegments: a call per run costs more)
@@ -108,9 +123,10 @@ func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) int {
 			L += bl * size // merge touching blocks
 		}
 		ds[k], ls[k] = d, L
+		or |= uint64(d)
 		k++
 	}
-	return k
+	return k, or
 }
 
 // segment is count runs of L bytes, stride bytes apart, the first at disp;
@@ -206,8 +222,8 @@ func constRuns(ds []int64, L int64) (*Node, int64) {
 // byteRuns returns the node of contiguous runs of ls[i] > 0 bytes at
 // ds[i]. Runs of different lengths become an indexed node of their
 // greatest common divisor g; ls, owned by the caller, becomes its block
-// lengths, and offs, if not nil, its packed offsets (len(ls)+1 entries).
-func byteRuns(ds, ls, offs []int64) (*Node, int64) {
+// lengths.
+func byteRuns(ds, ls []int64) (*Node, int64) {
 	if len(ds) == 1 {
 		return leaf(ls[0]), ds[0]
 	}
@@ -243,5 +259,5 @@ func byteRuns(ds, ls, offs []int64) (*Node, int64) {
 			ls[i] = l / g
 		}
 	}
-	return (&Node{Op: Index, Blocklens: ls, Disps: ds, Child: leaf(g), Offsets: offs}).finish(), 0
+	return (&Node{Op: Index, Blocklens: ls, Disps: ds, Child: leaf(g)}).finish(), 0
 }

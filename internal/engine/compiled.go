@@ -30,11 +30,11 @@ type cnode struct {
 	n      *dame.Node
 	kind   kind
 	size   int
-	L      int // element bytes of final kernels
+	L      int // element bytes of final kernels (kIndexF: of the child, the unit of lens)
 	count  int
 	stride int
 	offs   []int64 // byte displacements of blocks (shared with the program)
-	lens   []int64 // kIndexF: block bytes; kBlocks: child instances per block
+	lens   []int64 // kIndexF, kBlocks: child instances per block (shared with the program)
 	kids   []*cnode
 	kid    *cnode
 	mv     *moveList // kMoves
@@ -94,21 +94,19 @@ func compile(n *dame.Node) *cnode {
 		}
 		return c
 	case n.Op == dame.Index && leafChild:
-		c.kind, c.offs = kIndexF, n.Disps
-		c.lens = n.Blocklens
-		small := len(c.offs) <= maxMoveBlocks
-		if es := n.Child.Size; es != 1 {
-			c.lens = make([]int64, len(n.Blocklens))
-			for i, b := range n.Blocklens {
-				c.lens[i] = b * es
+		// the kernels scale the block lengths by the child's size: no
+		// per-block array of byte lengths
+		c.kind, c.offs, c.lens, c.L = kIndexF, n.Disps, n.Blocklens, int(n.Child.Size)
+		if len(c.offs) > maxMoveBlocks {
+			return c
+		}
+		lens := make([]int64, len(c.offs))
+		for i, b := range c.lens[:len(c.offs)] {
+			if lens[i] = b * int64(c.L); lens[i] > maxMoveBlock {
+				return c
 			}
 		}
-		for i := 0; small && i < len(c.lens); i++ {
-			small = c.lens[i] <= maxMoveBlock
-		}
-		if small {
-			c.kind, c.mv = kMoves, newMoveList(c.offs, c.lens, c.size)
-		}
+		c.kind, c.mv = kMoves, newMoveList(c.offs, lens, c.size)
 		return c
 	}
 	c.kind = kBlocks
@@ -221,9 +219,9 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 			}
 			for k := 0; k < cnt; k++ {
 				if pack {
-					gatherBlocks(at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens)
+					gatherBlocks(at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens, c.L)
 				} else {
-					scatterBlocks(m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens)
+					scatterBlocks(m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens, c.L)
 				}
 			}
 			return
@@ -231,7 +229,7 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 		for k := 0; k < cnt; k++ {
 			q, b := po+k*c.size, mo+k*ext
 			for i, o := range c.offs {
-				L := int(c.lens[i])
+				L := int(c.lens[i]) * c.L
 				if pack {
 					mvWords(at(p, q), at(m, b+int(o)), L)
 				} else {
@@ -288,14 +286,15 @@ func runRange(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, p
 		return
 	}
 	nb := int(n.NumBlocks())
-	i := int(n.FindBlock(int64(lo)))
+	i64, bo64 := n.FindBlockOffset(int64(lo))
+	i, bo := int(i64), int(bo64)
 	// kVec/kVecF kernels run many whole blocks at once
 	if (c.kind == kVec || c.kind == kVecF) && i+1 < nb {
 		bs := c.size / c.count    // bytes per block
 		j := min((hi/bs)-1, nb-1) // last whole block after i
 		if j > i {
 			if lo > i*bs {
-				c.rangeBlock(pack, i, m, mo, p, po, lo, (i+1)*bs)
+				c.rangeBlock(pack, i, i*bs, m, mo, p, po, lo, (i+1)*bs)
 				po += (i+1)*bs - lo
 				lo = (i + 1) * bs
 				i++
@@ -315,25 +314,26 @@ func runRange(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, p
 				lo += cnt * bs
 				i += cnt
 			}
+			bo = i * bs
 		}
 	}
+	// bo is the packed offset of block i
 	for ; i < nb && lo < hi; i++ {
-		bo := int(n.BlockOffset(int64(i)))
 		bend := bo + int(n.BlockLen(i)*n.ChildOf(i).Size)
-		if bend <= lo {
-			continue
+		if bend > lo {
+			e := min(hi, bend)
+			c.rangeBlock(pack, i, bo, m, mo, p, po, lo, e)
+			po += e - lo
+			lo = e
 		}
-		e := min(hi, bend)
-		c.rangeBlock(pack, i, m, mo, p, po, lo, e)
-		po += e - lo
-		lo = e
+		bo = bend
 	}
 }
 
-// rangeBlock moves the packed bytes [lo, hi) (instance offsets) of block i of c.
-func (c *cnode) rangeBlock(pack bool, i int, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, lo, hi int) {
+// rangeBlock moves the packed bytes [lo, hi) (instance offsets) of block i
+// of c, whose packed offset is bo.
+func (c *cnode) rangeBlock(pack bool, i, bo int, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, lo, hi int) {
 	n := c.n
-	bo := int(n.BlockOffset(int64(i)))
 	d := mo + int(n.BlockDisp(int64(i)))
 	switch c.kind {
 	case kVec, kBlocks:

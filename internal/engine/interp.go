@@ -51,8 +51,8 @@ func (e *Interp) Start(origin, count, from int64) *State {
 // the instance of n at mem.
 func (s *State) descend(n *dame.Node, mem, rem int64) {
 	for n.Op != dame.ContigFinal {
-		i := n.FindBlock(rem)
-		rem -= n.BlockOffset(i)
+		i, bo := n.FindBlockOffset(rem)
+		rem -= bo
 		ch := n.ChildOf(int(i))
 		j := rem / ch.Size
 		rem -= j * ch.Size

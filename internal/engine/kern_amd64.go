@@ -15,19 +15,19 @@ import (
 // them out.
 
 //go:noescape
-func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
+func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep, es int)
 
 //go:noescape
-func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
+func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep, es int)
 
 //go:noescape
 func stridedAVX512(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
 
 //go:noescape
-func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
+func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep, es int)
 
 //go:noescape
-func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
+func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep, es int)
 
 //go:noescape
 func stridedAVX2(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
@@ -83,31 +83,37 @@ func maxAsmBlock() int {
 	return 256
 }
 
-// gatherBlocks packs the blocks of lens[i] bytes at m+mo+offs[i] one
+// gatherBlocks packs the blocks of lens[i]*es bytes at m+mo+offs[i] one
 // after the other at p.
-func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
+func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64, es int) {
+	if len(offs) > 0 {
+		_ = lens[len(offs)-1] // the kernels read len(offs) lengths
+	}
 	switch {
 	case len(offs) == 0:
 	case asmLevel == 2:
-		gatherAVX512(p, m, mo, &offs[0], &lens[0], len(offs), 8)
+		gatherAVX512(p, m, mo, &offs[0], &lens[0], len(offs), 8, es)
 	case asmLevel == 0:
-		gatherBlocksGo(p, m, mo, offs, lens)
+		gatherBlocksGo(p, m, mo, offs, lens, es)
 	default:
-		gatherAVX2(p, m, mo, &offs[0], &lens[0], len(offs), 8)
+		gatherAVX2(p, m, mo, &offs[0], &lens[0], len(offs), 8, es)
 	}
 }
 
-// scatterBlocks unpacks the blocks of lens[i] bytes, read one after the
+// scatterBlocks unpacks the blocks of lens[i]*es bytes, read one after the
 // other from p, to m+mo+offs[i], in list order.
-func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
+func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64, es int) {
+	if len(offs) > 0 {
+		_ = lens[len(offs)-1] // the kernels read len(offs) lengths
+	}
 	switch {
 	case len(offs) == 0:
 	case asmLevel == 2:
-		scatterAVX512(m, mo, p, &offs[0], &lens[0], len(offs), 8)
+		scatterAVX512(m, mo, p, &offs[0], &lens[0], len(offs), 8, es)
 	case asmLevel == 0:
-		scatterBlocksGo(m, mo, p, offs, lens)
+		scatterBlocksGo(m, mo, p, offs, lens, es)
 	default:
-		scatterAVX2(m, mo, p, &offs[0], &lens[0], len(offs), 8)
+		scatterAVX2(m, mo, p, &offs[0], &lens[0], len(offs), 8, es)
 	}
 }
 
@@ -130,11 +136,11 @@ func gatherFixed(p, m unsafe.Pointer, mo int, offs []int64, L int) {
 	switch {
 	case len(offs) == 0:
 	case asmLevel == 2:
-		gatherAVX512(p, m, mo, &offs[0], &l, len(offs), 0)
+		gatherAVX512(p, m, mo, &offs[0], &l, len(offs), 0, 1)
 	case asmLevel == 0:
 		gatherFixedGo(p, m, mo, offs, L)
 	default:
-		gatherAVX2(p, m, mo, &offs[0], &l, len(offs), 0)
+		gatherAVX2(p, m, mo, &offs[0], &l, len(offs), 0, 1)
 	}
 }
 
@@ -145,10 +151,10 @@ func scatterFixed(m unsafe.Pointer, mo int, p unsafe.Pointer, offs []int64, L in
 	switch {
 	case len(offs) == 0:
 	case asmLevel == 2:
-		scatterAVX512(m, mo, p, &offs[0], &l, len(offs), 0)
+		scatterAVX512(m, mo, p, &offs[0], &l, len(offs), 0, 1)
 	case asmLevel == 0:
 		scatterFixedGo(m, mo, p, offs, L)
 	default:
-		scatterAVX2(m, mo, p, &offs[0], &l, len(offs), 0)
+		scatterAVX2(m, mo, p, &offs[0], &l, len(offs), 0, 1)
 	}
 }

@@ -43,13 +43,14 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	VMOVDQU8 Z0, K1, (DI) \
 	VMOVDQU8 Z1, K2, 64(DI)
 
-// func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
+// func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep, es int)
 //
-// Packs n blocks: block i, lens[i] bytes at m+mo+offs[i], goes to p, the
+// Packs n blocks: block i, lens[i]*es bytes at m+mo+offs[i], goes to p, the
 // blocks one after the other. lens advances lstep bytes per block: 8 for a
-// list of lengths, 0 for one length shared by all blocks. (m+mo alone may lie outside m's object, so
+// list of lengths, 0 for one length shared by all blocks; lengths are in
+// units of es bytes. (m+mo alone may lie outside m's object, so
 // Go code never forms it; only the block addresses are used.)
-TEXT ·gatherAVX512(SB), NOSPLIT, $0-56
+TEXT ·gatherAVX512(SB), NOSPLIT, $0-64
 	MOVQ p+0(FP), DI
 	MOVQ m+8(FP), R13
 	ADDQ mo+16(FP), R13
@@ -66,6 +67,7 @@ gloop:
 	MOVQ (BX), SI
 	ADDQ R13, SI
 	MOVQ (DX), CX
+	IMULQ es+56(FP), CX
 	LEAQ (DI)(CX*1), R12
 	CMPQ CX, $128
 	JA   glong
@@ -92,11 +94,11 @@ glong:
 	JA   glong
 	JMP  gshort
 
-// func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
+// func scatterAVX512(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep, es int)
 //
-// Unpacks n blocks: block i, lens[i] bytes read from p one after the
+// Unpacks n blocks: block i, lens[i]*es bytes read from p one after the
 // other, goes to m+mo+offs[i]. Blocks are written in list order.
-TEXT ·scatterAVX512(SB), NOSPLIT, $0-56
+TEXT ·scatterAVX512(SB), NOSPLIT, $0-64
 	MOVQ m+0(FP), R13
 	ADDQ mo+8(FP), R13
 	MOVQ p+16(FP), SI
@@ -113,6 +115,7 @@ sloop:
 	MOVQ (BX), DI
 	ADDQ R13, DI
 	MOVQ (DX), CX
+	IMULQ es+56(FP), CX
 	LEAQ (SI)(CX*1), R12
 	CMPQ CX, $128
 	JA   slong

@@ -78,8 +78,8 @@ c64: \
 	VMOVDQU Y3, -32(DI)(CX*1) \
 done:
 
-// func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep int)
-TEXT ·gatherAVX2(SB), NOSPLIT, $0-56
+// func gatherAVX2(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep, es int)
+TEXT ·gatherAVX2(SB), NOSPLIT, $0-64
 	MOVQ p+0(FP), R12
 	MOVQ m+8(FP), R13
 	ADDQ mo+16(FP), R13
@@ -94,6 +94,7 @@ loop:
 	MOVQ (BX), SI
 	ADDQ R13, SI
 	MOVQ (DX), CX
+	IMULQ es+56(FP), CX
 	MOVQ R12, DI
 	ADDQ CX, R12
 	COPYV
@@ -106,8 +107,8 @@ end:
 	VZEROUPPER
 	RET
 
-// func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep int)
-TEXT ·scatterAVX2(SB), NOSPLIT, $0-56
+// func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, n, lstep, es int)
+TEXT ·scatterAVX2(SB), NOSPLIT, $0-64
 	MOVQ m+0(FP), R13
 	ADDQ mo+8(FP), R13
 	MOVQ p+16(FP), R12
@@ -122,6 +123,7 @@ loop:
 	MOVQ (BX), DI
 	ADDQ R13, DI
 	MOVQ (DX), CX
+	IMULQ es+56(FP), CX
 	MOVQ R12, SI
 	ADDQ CX, R12
 	COPYV

@@ -5,23 +5,25 @@ import "unsafe"
 // The Go versions of the block kernels: the fallback of the assembly ones
 // (kern_amd64.go) and the kernels of other architectures (kern_other.go).
 
-// gatherBlocksGo packs the blocks of lens[i] bytes at m+mo+offs[i] one
+// gatherBlocksGo packs the blocks of lens[i]*es bytes at m+mo+offs[i] one
 // after the other at p.
-func gatherBlocksGo(p, m unsafe.Pointer, mo int, offs, lens []int64) {
+func gatherBlocksGo(p, m unsafe.Pointer, mo int, offs, lens []int64, es int) {
 	q := 0
 	for i, o := range offs {
-		mvWords(at(p, q), at(m, mo+int(o)), int(lens[i]))
-		q += int(lens[i])
+		L := int(lens[i]) * es
+		mvWords(at(p, q), at(m, mo+int(o)), L)
+		q += L
 	}
 }
 
-// scatterBlocksGo unpacks the blocks of lens[i] bytes, read one after the
-// other from p, to m+mo+offs[i], in list order.
-func scatterBlocksGo(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
+// scatterBlocksGo unpacks the blocks of lens[i]*es bytes, read one after
+// the other from p, to m+mo+offs[i], in list order.
+func scatterBlocksGo(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64, es int) {
 	q := 0
 	for i, o := range offs {
-		mvWords(at(m, mo+int(o)), at(p, q), int(lens[i]))
-		q += int(lens[i])
+		L := int(lens[i]) * es
+		mvWords(at(m, mo+int(o)), at(p, q), L)
+		q += L
 	}
 }
 

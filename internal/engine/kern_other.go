@@ -14,12 +14,12 @@ var (
 
 func maxAsmBlock() int { return 0 }
 
-func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64) {
-	gatherBlocksGo(p, m, mo, offs, lens)
+func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64, es int) {
+	gatherBlocksGo(p, m, mo, offs, lens, es)
 }
 
-func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64) {
-	scatterBlocksGo(m, mo, p, offs, lens)
+func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64, es int) {
+	scatterBlocksGo(m, mo, p, offs, lens, es)
 }
 
 func strided(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {

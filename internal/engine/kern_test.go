@@ -49,6 +49,8 @@ func testBlockKernels(t *testing.T) {
 	for iter := range 3000 {
 		nb := 1 + r.IntN(40)
 		maxL := []int{8, 64, 130, 300}[iter%4]
+		// the kernels take lengths in units of es bytes
+		es := []int{1, 1, 2, 3, 8, 16}[r.IntN(6)]
 		offs, lens := make([]int64, nb), make([]int64, nb)
 		pos, total := 0, 0
 		for i := range nb {
@@ -56,7 +58,7 @@ func testBlockKernels(t *testing.T) {
 			if r.IntN(8) == 0 && pos > 40 {
 				pos -= r.IntN(40) // overlapping blocks
 			}
-			L := r.IntN(maxL + 1)
+			L := es * r.IntN(maxL/es+1)
 			offs[i], lens[i] = int64(pos), int64(L)
 			pos += L
 			total += L
@@ -75,6 +77,10 @@ func testBlockKernels(t *testing.T) {
 				offs[i] = int64(lo) // anywhere inside: nothing moves
 			}
 		}
+		units := make([]int64, nb)
+		for i, l := range lens {
+			units[i] = l / int64(es)
+		}
 		// memory covers exactly [lo, hi)
 		mem, memAll := fenced(r, hi-lo)
 		pk, pkAll := fenced(r, total)
@@ -89,10 +95,10 @@ func testBlockKernels(t *testing.T) {
 		pb, mb := append([]byte(nil), pkAll...), append([]byte(nil), memAll...)
 		if total > 0 {
 			h := len(mem) / 2 // a base inside the slice and a negative offset
-			gatherBlocks(unsafe.Pointer(&pk[0]), unsafe.Pointer(&mem[h]), -h, offs, lens)
+			gatherBlocks(unsafe.Pointer(&pk[0]), unsafe.Pointer(&mem[h]), -h, offs, units, es)
 		}
 		if !bytes.Equal(pk, want) {
-			t.Fatalf("iter %d asm=%v: gather mismatch", iter, useAsm)
+			t.Fatalf("iter %d asm=%v es=%d: gather mismatch", iter, useAsm, es)
 		}
 		checkFixed(t, r, offs, mem)
 		checkGuards(t, "gather", pkAll, pb)
@@ -112,10 +118,10 @@ func testBlockKernels(t *testing.T) {
 		mb = append(mb[:0], memAll...)
 		if len(mem) > 0 {
 			h := len(mem) / 2
-			scatterBlocks(unsafe.Pointer(&mem[h]), -h, unsafe.Pointer(unsafe.SliceData(pk)), offs, lens)
+			scatterBlocks(unsafe.Pointer(&mem[h]), -h, unsafe.Pointer(unsafe.SliceData(pk)), offs, units, es)
 		}
 		if !bytes.Equal(mem, wantM) {
-			t.Fatalf("iter %d asm=%v: scatter mismatch", iter, useAsm)
+			t.Fatalf("iter %d asm=%v es=%d: scatter mismatch", iter, useAsm, es)
 		}
 		checkGuards(t, "scatter", memAll, mb)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/sig"
 )
@@ -31,8 +32,10 @@ func (h header) check(t *datatype.Type, count int64) error {
 	return fmt.Errorf("%w: %v", ErrType, err)
 }
 
-func headerOf(t *datatype.Type, count, bytes int64) (header, error) {
-	s, err := sig.OfCount(t, count)
+// headerOf is the header of a message of count instances of t, using the
+// signature computed when t was committed.
+func headerOf(t *ddt.Committed, count, bytes int64) (header, error) {
+	s, err := t.MessageSignature(count)
 	if err != nil {
 		return header{}, err
 	}

@@ -112,7 +112,7 @@ func (c *Comm) Isend(buf Buffer, dest, tag int) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	hdr, err := headerOf(buf.Type.Type(), buf.Count, p.Size())
+	hdr, err := headerOf(buf.Type, buf.Count, p.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}

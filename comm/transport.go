@@ -52,7 +52,7 @@ func SignatureOf(t *ddt.Committed, count int64) (Signature, error) {
 	if err != nil {
 		return Signature{}, err
 	}
-	h, err := headerOf(t.Type(), count, size)
+	h, err := headerOf(t, count, size)
 	if err != nil {
 		return Signature{}, err
 	}

@@ -28,10 +28,9 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(n, "bytes")
-	for i := range 3 {
-		fmt.Print(math.Float64frombits(binary.BigEndian.Uint64(packed[8*i:])), " ")
-	}
-	fmt.Println()
+	fmt.Println(math.Float64frombits(binary.BigEndian.Uint64(packed[0:])),
+		math.Float64frombits(binary.BigEndian.Uint64(packed[8:])),
+		math.Float64frombits(binary.BigEndian.Uint64(packed[16:])))
 
 	back := make([]byte, len(img))
 	if _, err := x.Unpack(back, 0, packed, 1); err != nil {

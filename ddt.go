@@ -264,10 +264,20 @@ func (c *Committed) checkImage(op string, n int, origin, count int64) (int64, er
 	return size, nil
 }
 
-// Pack packs count instances from src, whose instance 0 has its origin at
-// byte origin, into dst, and returns the number of bytes written. It is an
-// error, before any byte is written, if the type reaches outside src or dst
-// is too small.
+// Pack and Unpack take their arguments in one order, that of copy:
+//
+//	c.Pack(packed, image, origin, count)   // image → packed
+//	c.Unpack(image, packed, origin, count) // packed → image
+//
+// The destination comes first, the source second, then origin, which always
+// locates instance 0 in the memory image (the byte of the image slice where
+// displacement 0 of instance 0 lies, so types with negative lower bounds
+// work), and the number of instances.
+
+// Pack packs count instances from the memory image src, whose instance 0
+// has its origin at byte origin of src, into dst, and returns the number of
+// bytes written. It is an error, before any byte is written, if the type
+// reaches outside src or dst is too small.
 func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := c.checkImage("pack", len(src), origin, count)
 	if err != nil {
@@ -280,12 +290,13 @@ func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 	return size, nil
 }
 
-// Unpack unpacks count instances from the packed bytes src into dst, whose
-// instance 0 has its origin at byte origin, and returns the number of bytes
-// read. Bytes of dst the type does not cover are left as they were. It is
-// an error, before any byte is written, if the type reaches outside dst or
-// src holds fewer bytes than count instances need.
-func (c *Committed) Unpack(dst []byte, origin int64, src []byte, count int64) (int64, error) {
+// Unpack unpacks count instances from the packed bytes src into the memory
+// image dst, whose instance 0 has its origin at byte origin of dst, and
+// returns the number of bytes read. Bytes of dst the type does not cover
+// are left as they were. It is an error, before any byte is written, if the
+// type reaches outside dst or src holds fewer bytes than count instances
+// need.
+func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := c.checkImage("unpack", len(dst), origin, count)
 	if err != nil {
 		return 0, err
@@ -293,7 +304,7 @@ func (c *Committed) Unpack(dst []byte, origin int64, src []byte, count int64) (i
 	if int64(len(src)) < size {
 		return 0, &BufferError{"unpack", fmt.Sprintf("input holds %d bytes, %d instances need %d", len(src), count, size)}
 	}
-	c.unpackRange(dst, origin, count, 0, src[:size])
+	c.unpackRange(dst, src[:size], origin, count, 0)
 	return size, nil
 }
 
@@ -310,7 +321,7 @@ func (c *Committed) packRange(dst, src []byte, origin, count, from int64) {
 	}
 }
 
-func (c *Committed) unpackRange(dst []byte, origin, count, from int64, src []byte) {
+func (c *Committed) unpackRange(dst, src []byte, origin, count, from int64) {
 	switch c.engine {
 	case Compiled:
 		c.comp.Unpack(dst, origin, count, from, src)

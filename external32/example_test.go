@@ -33,7 +33,7 @@ func Example() {
 		math.Float64frombits(binary.BigEndian.Uint64(packed[16:])))
 
 	back := make([]byte, len(img))
-	if _, err := x.Unpack(back, 0, packed, 1); err != nil {
+	if _, err := x.Unpack(back, packed, 0, 1); err != nil {
 		panic(err)
 	}
 	fmt.Println(math.Float64frombits(binary.LittleEndian.Uint64(back[16:])))

@@ -94,12 +94,12 @@ func (x *Codec) Pack(dst, src []byte, origin, count int64) (int64, error) {
 }
 
 // Unpack is MPI_Unpack_external: it unpacks count instances from the
-// external32 bytes src into dst, whose instance 0 has its origin at byte
-// origin, and returns the number of bytes read. Bytes of dst the type does
+// external32 bytes src into the memory image dst, whose instance 0 has its
+// origin at byte origin of dst, and returns the number of bytes read. Bytes of dst the type does
 // not cover are left as they were. It is an error, before any byte is
 // written, if the type reaches outside dst or src holds fewer bytes than
 // count instances need.
-func (x *Codec) Unpack(dst []byte, origin int64, src []byte, count int64) (int64, error) {
+func (x *Codec) Unpack(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := x.PackSize(count)
 	if err != nil {
 		return 0, err

@@ -143,7 +143,7 @@ func TestSignExtension(t *testing.T) {
 		c, _ := ddt.Commit(datatype.Predefined(tc.name))
 		src, _ := hex.DecodeString(tc.ext)
 		img := bytes.Repeat([]byte{0xee}, 8)
-		if _, err := New(c).Unpack(img, 0, src, 1); err != nil {
+		if _, err := New(c).Unpack(img, src, 0, 1); err != nil {
 			t.Fatal(err)
 		}
 		want, _ := hex.DecodeString(tc.nat)
@@ -216,11 +216,11 @@ func TestRandomTypes(t *testing.T) {
 			return true
 		})
 		whole := make([]byte, len(img))
-		if _, err := x.Unpack(whole, origin, want, count); err != nil {
+		if _, err := x.Unpack(whole, want, origin, count); err != nil {
 			t.Fatal(err)
 		}
 		wholeRef := make([]byte, len(img))
-		if _, err := c.Unpack(wholeRef, origin, native, count); err != nil {
+		if _, err := c.Unpack(wholeRef, native, origin, count); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(whole, wholeRef) {
@@ -293,7 +293,7 @@ func TestErrors(t *testing.T) {
 	if _, err := x.Pack(make([]byte, 12), img, 0, -1); err == nil {
 		t.Error("negative count accepted")
 	}
-	if _, err := x.Unpack(img, 0, make([]byte, 11), 1); !errors.As(err, &be) {
+	if _, err := x.Unpack(img, make([]byte, 11), 0, 1); !errors.As(err, &be) {
 		t.Errorf("short src: %v", err)
 	}
 	u, _ := x.NewUnpacker(img, 0, 1)

@@ -52,7 +52,7 @@ func TestPackExternal32(t *testing.T) {
 		}
 		gotImg, _ := os.ReadFile(dst)
 		wantImg := make([]byte, len(b))
-		if _, err := x.Unpack(wantImg, 8, want, 3); err != nil {
+		if _, err := x.Unpack(wantImg, want, 8, 3); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(gotImg, wantImg) {

@@ -43,7 +43,7 @@ func (p *packFlags) define(fs *flag.FlagSet) {
 type codec interface {
 	PackSize(count int64) (int64, error)
 	Pack(dst, src []byte, origin, count int64) (int64, error)
-	Unpack(dst []byte, origin int64, src []byte, count int64) (int64, error)
+	Unpack(dst, src []byte, origin, count int64) (int64, error)
 }
 
 // codec returns c in the representation --datarep chose, and functions
@@ -175,7 +175,7 @@ func runUnpack(e *env, args []string) error {
 		return fmt.Errorf("%s holds %d bytes, %d instances need %d", p.in, len(packed), p.count, size)
 	}
 	if p.chunk == 0 {
-		if _, err := x.Unpack(img, p.origin, packed, p.count); err != nil {
+		if _, err := x.Unpack(img, packed, p.origin, p.count); err != nil {
 			return err
 		}
 	} else {

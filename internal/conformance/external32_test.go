@@ -247,7 +247,7 @@ func compareExt32(ty *datatype.Type, count, lo, hi, size, pos int64, packHash, u
 	for i := range img {
 		img[i] = pattern(lo+int64(i), 3)
 	}
-	if _, err := x.Unpack(img, -lo, in, count); err != nil {
+	if _, err := x.Unpack(img, in, -lo, count); err != nil {
 		return "unpack: " + err.Error()
 	}
 	_, disps := longDoubles(ty)
@@ -491,7 +491,7 @@ func TestLongDoubleConversion(t *testing.T) {
 	for i, c := range cases {
 		got := make([]byte, 16)
 		if c.quad {
-			if _, err := ld.Unpack(got, 0, c.b, 1); err != nil {
+			if _, err := ld.Unpack(got, c.b, 0, 1); err != nil {
 				t.Fatal(err)
 			}
 			clear(got[10:])

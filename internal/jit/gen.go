@@ -182,7 +182,6 @@ func (g *gen) block(mb reg, mo, L int64) {
 
 // cost estimates the moves of one instance of n, capped.
 func (g *gen) cost(n *dame.Node) int64 {
-	const cap = 1 << 40
 	switch n.Op {
 	case dame.ContigFinal:
 		if g.long(n.Size) {
@@ -190,37 +189,34 @@ func (g *gen) cost(n *dame.Node) int64 {
 		}
 		_, k := g.moves(n.Size)
 		return k
-	case dame.Contig, dame.Vector:
-		bl := n.Blocklen
-		if n.Op == dame.Contig {
-			bl = 1
-		}
-		return min(cap, sat(n.Count, sat(bl, g.cost(n.Child))))
-	case dame.BlockIndex:
-		return min(cap, sat(int64(len(n.Disps)), sat(n.Blocklen, g.cost(n.Child))))
-	case dame.Index:
-		var s int64
-		c := g.cost(n.Child)
-		for _, b := range n.Blocklens[:len(n.Disps)] {
-			s = min(cap, s+sat(b, c))
-		}
-		return s
-	case dame.Struct:
-		var s int64
-		for i, c := range n.Children {
-			s = min(cap, s+sat(n.Blocklens[i], g.cost(c)))
-		}
-		return s
+	case dame.Contig:
+		return sat(n.Count, g.cost(n.Child))
+	case dame.Vector:
+		return sat(n.Count, g.runCost(n.Blocklen, n.Child))
 	}
-	return cap
+	var s int64
+	for i := range n.Disps {
+		s = min(maxCost, s+g.runCost(n.BlockLen(i), n.ChildOf(i)))
+	}
+	return s
+}
+
+const maxCost = 1 << 40
+
+// runCost estimates the moves of run(k, c).
+func (g *gen) runCost(k int64, c *dame.Node) int64 {
+	if c.Op == dame.ContigFinal && c.Extent == c.Size {
+		return g.cost(&dame.Node{Op: dame.ContigFinal, Size: sat(k, c.Size)})
+	}
+	return sat(k, g.cost(c))
 }
 
 // sat multiplies non-negative numbers, saturating.
 func sat(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/4/a {
-		return math.MaxInt64 / 4
+	if a != 0 && b > maxCost/a {
+		return maxCost
 	}
-	return a * b
+	return min(a*b, maxCost)
 }
 
 // node emits one instance of n whose origin is at memory mb+mo.

@@ -141,7 +141,7 @@ func runUnpack(e *env, args []string) error {
 		return fmt.Errorf("%s holds %d bytes, %d instances need %d", p.in, len(packed), p.count, size)
 	}
 	if p.chunk == 0 {
-		if _, err := c.Unpack(img, p.origin, packed, p.count); err != nil {
+		if _, err := c.Unpack(img, packed, p.origin, p.count); err != nil {
 			return err
 		}
 	} else {

@@ -38,7 +38,7 @@ func BenchmarkLayouts(b *testing.B) {
 		lo, hi, _ := c.t.Span(c.count)
 		img := make([]byte, hi-lo)
 		pk := make([]byte, size)
-		comp := engine.NewCompiled(p)
+		comp := engine.NewCompiled(p, engine.DefaultLevel())
 		code, err := Compile(p)
 		if err != nil {
 			b.Fatal(err)
@@ -64,7 +64,7 @@ func BenchmarkLayouts(b *testing.B) {
 		b.Run(c.name+"/unpack/compiled", func(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
-				comp.Unpack(img, -lo, c.count, 0, pk)
+				comp.Unpack(img, pk, -lo, c.count, 0)
 			}
 		})
 	}

@@ -6,7 +6,32 @@ import (
 	"sync/atomic"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/internal/engine"
 )
+
+// init links the JIT into engine.Choose: commit's Auto engine runs
+// generated code for the programs it covers, with vector moves as wide as
+// the kernel level allows (none at the Go level, which means portable
+// code). Compilation is deferred (see Engine).
+func init() {
+	engine.NewNative = func(p *dame.Program, l engine.Level) (engine.Engine, bool) {
+		if l == engine.LevelGo || !Available() || !Eligible(p) {
+			return nil, false
+		}
+		vec := 32
+		if l >= engine.LevelAVX512 {
+			vec = 64
+		}
+		return New(p, engine.NewCompiled(p, l), Options{Vec: vec}), true
+	}
+}
+
+// Eligible reports, in constant time, whether p is worth compiling: it has
+// data and is not one contiguous run (a plain copy). Whether the generator
+// covers p is known only when it runs.
+func Eligible(p *dame.Program) bool {
+	return p.Root != nil && !(p.Root.Op == dame.ContigFinal && p.Root.Extent == p.Root.Size)
+}
 
 // Engine runs a program with generated code once it has paid back: it
 // starts with the fallback engine (commit stays cheap) and compiles after
@@ -14,7 +39,8 @@ import (
 // with Options.Now. It is safe for concurrent use.
 type Engine struct {
 	p    *dame.Program
-	fb   Fallback
+	fb   engine.Engine
+	vec  int
 	code atomic.Pointer[Code]
 	// state: 0 counting uses, 1 compiled (or compiling), 2 never
 	state atomic.Int32
@@ -29,6 +55,9 @@ type Options struct {
 	Now bool
 	// Off never compiles: the engine is the fallback.
 	Off bool
+	// Vec caps the vector moves (16, 32 or 64 bytes; 0 for the widest the
+	// CPU has, as lowered by DDT_JIT_VEC).
+	Vec int
 }
 
 // Tiering thresholds: a program is compiled once calls*callWeight plus
@@ -42,8 +71,11 @@ const (
 )
 
 // New returns the engine of p with fallback fb.
-func New(p *dame.Program, fb Fallback, opts Options) *Engine {
-	e := &Engine{p: p, fb: fb}
+func New(p *dame.Program, fb engine.Engine, opts Options) *Engine {
+	e := &Engine{p: p, fb: fb, vec: defaultVec}
+	if opts.Vec == 16 || opts.Vec == 32 || opts.Vec == 64 {
+		e.vec = min(e.vec, opts.Vec)
+	}
 	if opts.Off || !Available() || p.Root == nil {
 		e.state.Store(2)
 		return e
@@ -59,7 +91,7 @@ func New(p *dame.Program, fb Fallback, opts Options) *Engine {
 func (e *Engine) compile() {
 	e.once.Do(func() {
 		e.state.Store(1)
-		c, err := Compile(e.p)
+		c, err := compileVec(e.p, e.vec)
 		if err != nil {
 			e.err = err
 			e.state.Store(2)
@@ -79,6 +111,14 @@ func (e *Engine) tick(n int64) *Code {
 		return e.code.Load()
 	}
 	return nil
+}
+
+// CompileNow compiles at once (if not done yet) instead of waiting for
+// the type to be used enough.
+func (e *Engine) CompileNow() {
+	if e.state.Load() == 0 {
+		e.compile()
+	}
 }
 
 // Code returns the generated code, or nil while the engine runs its
@@ -113,27 +153,38 @@ func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
 
 // Unpack reads src, the packed bytes [from, from+len(src)) of count
 // instances, into dst, whose instance 0 has its origin at byte origin.
-func (e *Engine) Unpack(dst []byte, origin, count, from int64, src []byte) {
+func (e *Engine) Unpack(dst, src []byte, origin, count, from int64) {
 	if len(src) == 0 {
 		return
 	}
 	c := e.code.Load()
 	if c == nil {
 		if c = e.tick(int64(len(src))); c == nil {
-			e.fb.Unpack(dst, origin, count, from, src)
+			e.fb.Unpack(dst, src, origin, count, from)
 			return
 		}
 	}
 	c.run(false, e.fb, src, dst, origin, count, from)
 }
 
-// String describes what the engine runs.
-func (e *Engine) String() string {
-	if c := e.code.Load(); c != nil {
-		return fmt.Sprintf("jit(%d bytes, %d-byte vectors, compiled in %v)", c.codeLen, c.vec, c.compiled)
-	}
-	if err := e.Err(); err != nil {
-		return fmt.Sprintf("fallback (%v)", err)
-	}
-	return "fallback (not compiled yet)"
+// Segments implements engine.Engine with the fallback.
+func (e *Engine) Segments(count, from int64, yield func(off, n int64) bool) {
+	e.fb.Segments(count, from, yield)
 }
+
+// String describes what the engine runs: the state of the native code,
+// then the fallback's plan.
+func (e *Engine) String() string {
+	var s string
+	switch c := e.code.Load(); {
+	case c != nil:
+		s = fmt.Sprintf("native code: %d bytes, %d-byte vector moves, compiled in %v; partial units:\n", c.codeLen, c.vec, c.compiled)
+	case e.Err() != nil:
+		s = fmt.Sprintf("native code: none (%v); fallback:\n", e.Err())
+	default:
+		s = "native code: not compiled yet (tiered); until then:\n"
+	}
+	return s + e.fb.String()
+}
+
+var _ engine.Engine = (*Engine)(nil)

@@ -263,10 +263,10 @@ func listingVec(p *dame.Program, vec int) (string, error) {
 
 // Fallback is the engine that moves what the generated code does not:
 // partial units at the edges of a range, and everything before the
-// program is compiled. Its arguments mean what Engine's mean.
+// program is compiled.
 type Fallback interface {
 	Pack(dst, src []byte, origin, count, from int64)
-	Unpack(dst []byte, origin, count, from int64, src []byte)
+	Unpack(dst, src []byte, origin, count, from int64)
 }
 
 // chunkBytes bounds the packed bytes one call of generated code moves
@@ -350,7 +350,7 @@ func (c *Code) fallback(pack bool, fb Fallback, buf, mem []byte, origin, count, 
 	if pack {
 		fb.Pack(buf[lo-from:hi-from], mem, origin, count, lo)
 	} else {
-		fb.Unpack(mem, origin, count, lo, buf[lo-from:hi-from])
+		fb.Unpack(mem, buf[lo-from:hi-from], origin, count, lo)
 	}
 }
 

@@ -161,7 +161,7 @@ func fuzzConstructors(t *testing.T, data []byte) {
 		for count := int64(1); count <= 2; count++ {
 			// the origin that puts byte l at the start of a buffer, -l,
 			// must be an int64
-			if l, h, err := ty.Span(count); err == nil && h-l <= 1<<24 && l > math.MinInt64+64 {
+			if l, h, err := ty.Span(count); err == nil && h-l <= 1<<22 && l > math.MinInt64+64 {
 				checkEngines(t, rng, ty, count)
 			}
 		}

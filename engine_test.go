@@ -108,7 +108,7 @@ func randType(r *rand.Rand, depth int) *datatype.Type {
 	return t
 }
 
-var fastEngines = []Engine{Interpreter, Compiled}
+var fastEngines = []Engine{Interpreter, Compiled, Auto} // Auto: native code when the JIT applies
 
 // checkEngines packs and unpacks count instances of ty with every engine,
 // whole and in random chunks, and compares with the reference engine.
@@ -118,7 +118,8 @@ func checkEngines(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64) {
 }
 
 // checkEnginesWith is checkEngines, committing the fast engines with
-// Options.Normalize set to normalize.
+// Options.Normalize NormalizeAlways if normalize is set, NormalizeNever
+// otherwise.
 func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64, normalize bool) {
 	t.Helper()
 	ref, err := CommitWith(ty, Options{Engine: Reference})
@@ -135,7 +136,11 @@ func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64
 		t.Fatal(err)
 	}
 	for _, e := range fastEngines {
-		c, err := CommitWith(ty, Options{Engine: e, Normalize: normalize})
+		mode := NormalizeNever
+		if normalize {
+			mode = NormalizeAlways
+		}
+		c, err := CommitWith(ty, Options{Engine: e, Normalize: mode, JITNow: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,7 @@
 package lang
 
 import (
-	"bufio"
-	"errors"
+		"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -82,21 +81,26 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // tokens. Newlines inside an open '(' or '[' are dropped, so a statement may
 // continue over several lines. At most MaxSourceSize bytes are read.
 type lexer struct {
-	file            string
-	r               *bufio.Reader
-	line, lineStart int   // current line and the offset where it starts
-	off             int64 // bytes consumed
-	depth           int   // open '(' and '['
-	err             error // the first error; from then on every token is tErr
-	done            bool  // EOF seen
-	buf             []byte
+	file      string
+	r         io.Reader
+	chunk     []byte // buffered input, chunk[i:] not yet consumed
+	i         int
+	base      int64 // offset of chunk[0]
+	line      int   // current line
+	lineStart int64 // offset where it starts
+	depth     int   // open '(' and '['
+	err       error // the first error; from then on every token is tErr
+	done      bool  // EOF seen
+	buf       []byte
 }
 
 func newLexer(file string, r io.Reader) *lexer {
-	return &lexer{file: file, r: bufio.NewReaderSize(r, 1<<16), line: 1}
+	return &lexer{file: file, r: r, chunk: make([]byte, 0, 1<<16), line: 1}
 }
 
-func (l *lexer) pos() Pos { return Pos{l.line, int(l.off) - l.lineStart + 1} }
+func (l *lexer) off() int64 { return l.base + int64(l.i) }
+
+func (l *lexer) pos() Pos { return Pos{l.line, int(l.off()-l.lineStart) + 1} }
 
 func (l *lexer) fail(p Pos, format string, a ...any) token {
 	if l.err == nil {
@@ -106,36 +110,52 @@ func (l *lexer) fail(p Pos, format string, a ...any) token {
 }
 
 // peekByte returns the next byte without consuming it; ok is false at the
-// end of the input or after a read error (recorded in l.err).
+// end of the input, past MaxSourceSize bytes, or after a read error (the
+// last two recorded in l.err).
 func (l *lexer) peekByte() (byte, bool) {
-	if l.done || l.err != nil {
+	if l.i < len(l.chunk) {
+		return l.chunk[l.i], true
+	}
+	if !l.refill() {
 		return 0, false
 	}
-	b, err := l.r.Peek(1)
-	if len(b) == 1 {
-		if l.off >= MaxSourceSize {
-			l.fail(l.pos(), "the input is larger than %d MiB, the limit of the .ddt reader", MaxSourceSize>>20)
-			return 0, false
-		}
-		return b[0], true
-	}
-	if err == io.EOF || err == nil {
-		l.done = true
-	} else {
-		msg := err.Error()
-		var pe interface{ Unwrap() error }
-		if errors.As(err, &pe) && pe.Unwrap() != nil {
-			msg = pe.Unwrap().Error()
-		}
-		l.fail(l.pos(), "read error: %s", msg)
-	}
-	return 0, false
+	return l.chunk[l.i], true
 }
 
-func (l *lexer) skipByte() {
-	l.r.ReadByte()
-	l.off++
+// refill reads the next chunk of input and reports whether it has a byte.
+func (l *lexer) refill() bool {
+	for !l.done && l.err == nil {
+		l.base += int64(len(l.chunk))
+		l.chunk, l.i = l.chunk[:cap(l.chunk)], 0
+		n, err := l.r.Read(l.chunk)
+		l.chunk = l.chunk[:n]
+		if n > 0 {
+			if l.base+int64(n) > MaxSourceSize {
+				if l.base >= MaxSourceSize {
+					l.fail(l.pos(), "the input is larger than %d MiB, the limit of the .ddt reader", MaxSourceSize>>20)
+					l.chunk = l.chunk[:0]
+					return false
+				}
+				l.chunk = l.chunk[:MaxSourceSize-l.base]
+			}
+			return true
+		}
+		switch {
+		case err == io.EOF:
+			l.done = true
+		case err != nil:
+			msg := err.Error()
+			var pe interface{ Unwrap() error }
+			if errors.As(err, &pe) && pe.Unwrap() != nil {
+				msg = pe.Unwrap().Error()
+			}
+			l.fail(l.pos(), "read error: %s", msg)
+		}
+	}
+	return false
 }
+
+func (l *lexer) skipByte() { l.i++ }
 
 // maxNameLen bounds the length of a name.
 const maxNameLen = 1024
@@ -157,7 +177,7 @@ func (l *lexer) next() token {
 		switch {
 		case c == '\n':
 			l.skipByte()
-			l.line, l.lineStart = l.line+1, int(l.off)
+			l.line, l.lineStart = l.line+1, l.off()
 			if l.depth == 0 {
 				return token{kind: tNewline, pos: p}
 			}
@@ -208,8 +228,8 @@ func (l *lexer) word(p Pos, c byte) token {
 	l.buf = l.buf[:0]
 	n := 0 // bytes of the word, also past what buf keeps
 	take := func() {
-		b, _ := l.r.ReadByte()
-		l.off++
+		b := l.chunk[l.i]
+		l.i++
 		if n < maxNameLen+1 {
 			l.buf = append(l.buf, b)
 		}
@@ -269,8 +289,7 @@ func (l *lexer) word(p Pos, c byte) token {
 
 // badChar reports the unexpected byte or character c at p.
 func (l *lexer) badChar(p Pos, c byte) token {
-	b, _ := l.r.Peek(utf8.UTFMax)
-	r, _ := utf8.DecodeRune(b)
+	r, _ := utf8.DecodeRune(l.chunk[l.i:])
 	if r == utf8.RuneError || c < ' ' || c == 0x7f {
 		return l.fail(p, "unexpected byte %#02x", c)
 	}

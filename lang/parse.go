@@ -53,10 +53,13 @@ func (f *File) Lookup(name string) *datatype.Type {
 	return nil
 }
 
-// MaxSourceSize is the largest .ddt source the parser reads: 64 MiB. The
-// limit is checked while reading, so a larger or endless input (a device, a
-// pipe) is refused after MaxSourceSize bytes without holding them.
-const MaxSourceSize = 64 << 20
+// MaxSourceSize is the largest .ddt source the parser reads: 16 MiB, room
+// for lists of a few million displacements. The limit is checked while
+// reading, so a larger or endless input (a device, a pipe) is refused after
+// MaxSourceSize bytes without holding them. It also bounds the memory of a
+// parse: the densest source ("1,1,1,...") makes 8 Mi list entries, which
+// take about 300 MB to parse and build.
+const MaxSourceSize = 16 << 20
 
 // MaxCalls is the most constructor calls one source may make. Each builds a
 // type that the file keeps, so the limit bounds the memory of a parse (a

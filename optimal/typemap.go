@@ -109,9 +109,9 @@ func validTypeName(s string) bool {
 	return !digits
 }
 
-// MaxTypeMapBytes is the most bytes ParseTypeMap reads: 64 MiB, room for
+// MaxTypeMapBytes is the most bytes ParseTypeMap reads: 16 MiB, room for
 // MaxLen elements with generous comments.
-const MaxTypeMapBytes = 64 << 20
+const MaxTypeMapBytes = 16 << 20
 
 // ParseTypeMap reads a type map in the TYPEMAP text format: one element per
 // line as "BASICTYPE DISPLACEMENT" (for example "int 0"), with blank lines

@@ -1,7 +1,7 @@
 package lang
 
 import (
-		"errors"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"

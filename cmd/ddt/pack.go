@@ -11,6 +11,7 @@ import (
 
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/external32"
 )
 
 // Memory bounds of pack and unpack. Only the window of the memory image
@@ -25,9 +26,9 @@ const (
 )
 
 func init() {
-	register(&command{name: "pack", args: "TYPE --count N --in SRC --out DST [--origin K] [--chunk C] [--engine E]",
+	register(&command{name: "pack", args: "TYPE --count N --in SRC --out DST [--origin K] [--chunk C] [--engine E] [--datarep R]",
 		summary: "pack N instances from the memory image SRC (origin at byte K) into DST; - is stdin or stdout", run: runPack})
-	register(&command{name: "unpack", args: "TYPE --count N --in PACKED --out IMAGE [--origin K] [--chunk C] [--engine E]",
+	register(&command{name: "unpack", args: "TYPE --count N --in PACKED --out IMAGE [--origin K] [--chunk C] [--engine E] [--datarep R]",
 		summary: "unpack N instances from PACKED into the existing memory image IMAGE (origin at byte K); --in - reads stdin, --out - filters an image from stdin to stdout", run: runUnpack})
 }
 
@@ -57,6 +58,7 @@ type packFlags struct {
 	count          countFlag
 	origin, chunk  int64
 	in, out, engin string
+	datarep        string
 }
 
 func (p *packFlags) define(fs *flag.FlagSet) {
@@ -66,12 +68,40 @@ func (p *packFlags) define(fs *flag.FlagSet) {
 	fs.Int64Var(&p.origin, "origin", 0, "`byte` of the memory image where displacement 0 of instance 0 lies")
 	fs.Int64Var(&p.chunk, "chunk", 0, "move the message through the resumable engine in pieces of at most `C` bytes")
 	fs.StringVar(&p.engin, "engine", "auto", "`engine`: auto, reference, interpreter or compiled")
+	fs.StringVar(&p.datarep, "datarep", "native", "data `representation` of the packed bytes: native (MPI_Pack) or external32 (MPI_Pack_external)")
+}
+
+// codec is what pack and unpack need of a committed type in one data
+// representation.
+type codec interface {
+	PackSize(count int64) (int64, error)
+	Pack(dst, src []byte, origin, count int64) (int64, error)
+	Unpack(dst, src []byte, origin, count int64) (int64, error)
+}
+
+type piecePacker interface{ Pack([]byte) (int, error) }
+type pieceUnpacker interface{ Unpack([]byte) (int, error) }
+
+func (j *job) newPacker(src []byte, origin int64) (piecePacker, error) {
+	if x, ok := j.x.(*external32.Codec); ok {
+		return x.NewPacker(src, origin, j.count.v)
+	}
+	return j.c.NewPacker(src, origin, j.count.v)
+}
+
+func (j *job) newUnpacker(dst []byte, origin int64) (pieceUnpacker, error) {
+	if x, ok := j.x.(*external32.Codec); ok {
+		return x.NewUnpacker(dst, origin, j.count.v)
+	}
+	return j.c.NewUnpacker(dst, origin, j.count.v)
 }
 
 // job is a checked pack or unpack command line with its type.
 type job struct {
 	packFlags
 	t       *datatype.Type
+	c       *ddt.Committed
+	x       codec // c in the representation --datarep chose
 	size    int64 // packed bytes
 	lo, hi  int64 // the bytes count instances touch, relative to the origin
 	first   int64 // origin+lo, the first image byte touched
@@ -115,6 +145,9 @@ func (p *packFlags) setup(e *env, name string, args []string) (*job, error) {
 		if stdin > 1 {
 			return &usageError{"only one of TYPE, --in and --out can be - (stdin)"}
 		}
+		if p.datarep != "native" && p.datarep != external32.DataRep {
+			return &usageError{fmt.Sprintf("--datarep %q: want native or external32", clipMsg(p.datarep))}
+		}
 		var err error
 		if j.engine, err = ddt.ParseEngine(p.engin); err != nil {
 			return &usageError{err.Error()}
@@ -126,7 +159,14 @@ func (p *packFlags) setup(e *env, name string, args []string) (*job, error) {
 	}
 	j.packFlags, j.t = *p, t
 	count := p.count.v
-	if j.size, err = t.PackSize(count); err != nil {
+	if j.c, err = ddt.CommitWith(t, ddt.Options{Engine: j.engine}); err != nil {
+		return nil, err
+	}
+	j.x = j.c
+	if p.datarep == external32.DataRep {
+		j.x = external32.New(j.c)
+	}
+	if j.size, err = j.x.PackSize(count); err != nil {
 		return nil, err
 	}
 	if j.lo, j.hi, err = t.Span(count); err != nil {
@@ -175,10 +215,6 @@ func (j *job) tooSmall(path string, have int64) error {
 		j.last, have, j.imgName, path, j.count.v, j.origin)
 }
 
-func (j *job) commit() (*ddt.Committed, error) {
-	return ddt.CommitWith(j.t, ddt.Options{Engine: j.engine})
-}
-
 // piece is the size of the pieces a streamed message moves in.
 func (j *job) piece() int64 {
 	if j.chunk > 0 {
@@ -199,10 +235,6 @@ func runPack(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := j.commit()
-	if err != nil {
-		return err
-	}
 	origin := j.origin - j.first // where the origin lies in win
 	var out io.Writer = e.stdout
 	var f *os.File
@@ -215,13 +247,13 @@ func runPack(e *env, args []string) error {
 	err = func() error {
 		if !j.streamed() {
 			dst := make([]byte, j.size)
-			if _, err := c.Pack(dst, win, origin, j.count.v); err != nil {
+			if _, err := j.x.Pack(dst, win, origin, j.count.v); err != nil {
 				return err
 			}
 			_, err := out.Write(dst)
 			return err
 		}
-		pk, err := c.NewPacker(win, origin, j.count.v)
+		pk, err := j.newPacker(win, origin)
 		if err != nil {
 			return err
 		}
@@ -361,10 +393,6 @@ func runUnpack(e *env, args []string) error {
 			return err
 		}
 	}
-	c, err := j.commit()
-	if err != nil {
-		return err
-	}
 	origin := j.origin - j.first
 	short := func(got int64) error {
 		return fmt.Errorf("PACKED %s holds %d bytes, --count %d needs %d", j.in, got, j.count.v, j.size)
@@ -377,11 +405,11 @@ func runUnpack(e *env, args []string) error {
 			}
 			return err
 		}
-		if _, err := c.Unpack(win, origin, buf, j.count.v); err != nil {
+		if _, err := j.x.Unpack(win, buf, origin, j.count.v); err != nil {
 			return err
 		}
 	} else {
-		u, err := c.NewUnpacker(win, origin, j.count.v)
+		u, err := j.newUnpacker(win, origin)
 		if err != nil {
 			return err
 		}

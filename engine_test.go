@@ -108,7 +108,7 @@ func randType(r *rand.Rand, depth int) *datatype.Type {
 	return t
 }
 
-var fastEngines = []Engine{Interpreter, Compiled}
+var fastEngines = []Engine{Interpreter, Compiled, Auto} // Auto: native code when the JIT applies
 
 // checkEngines packs and unpacks count instances of ty with every engine,
 // whole and in random chunks, and compares with the reference engine.
@@ -118,7 +118,8 @@ func checkEngines(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64) {
 }
 
 // checkEnginesWith is checkEngines, committing the fast engines with
-// Options.Normalize set to normalize.
+// Options.Normalize NormalizeAlways if normalize is set, NormalizeNever
+// otherwise.
 func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64, normalize bool) {
 	t.Helper()
 	ref, err := CommitWith(ty, Options{Engine: Reference})
@@ -131,11 +132,15 @@ func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64
 		t.Fatal(err)
 	}
 	wantImg, o := image(ty, count, 9)
-	if _, err := ref.Unpack(wantImg, o, want, count); err != nil {
+	if _, err := ref.Unpack(wantImg, want, o, count); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range fastEngines {
-		c, err := CommitWith(ty, Options{Engine: e, Normalize: normalize})
+		mode := NormalizeNever
+		if normalize {
+			mode = NormalizeAlways
+		}
+		c, err := CommitWith(ty, Options{Engine: e, Normalize: mode, JITNow: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +149,7 @@ func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64
 			t.Fatalf("%v: pack of %d differs from reference (err %v)\nprogram:\n%s\ngot  %v\nwant %v", e, count, err, c.Program(), got, want)
 		}
 		img, _ := image(ty, count, 9)
-		if _, err := c.Unpack(img, o, want, count); err != nil || !bytes.Equal(img, wantImg) {
+		if _, err := c.Unpack(img, want, o, count); err != nil || !bytes.Equal(img, wantImg) {
 			t.Fatalf("%v: unpack of %d differs from reference (err %v)\nprogram:\n%s", e, count, err, c.Program())
 		}
 		// chunked, in order
@@ -295,7 +300,7 @@ func TestTranspackEqualsUnpackOfPack(t *testing.T) {
 		ca.Pack(packed, src, so, 2)
 		want, do := image(b, 2, 5)
 		got := bytes.Clone(want)
-		cb.Unpack(want, do, packed, 2)
+		cb.Unpack(want, packed, do, 2)
 		if _, err := Transpack(cb, got, do, 2, ca, src, so, 2); err != nil {
 			t.Fatal(err)
 		}

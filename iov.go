@@ -5,7 +5,6 @@ import (
 	"iter"
 
 	"github.com/ddtlab/ddt/datatype"
-	"github.com/ddtlab/ddt/internal/engine"
 )
 
 // Segments returns the I/O vector of count instances from packed byte
@@ -19,11 +18,7 @@ func (c *Committed) Segments(count, from int64) iter.Seq2[int64, int64] {
 		if count <= 0 || from < 0 {
 			return
 		}
-		it := c.interp
-		if it == nil {
-			it = engine.NewInterp(c.Program())
-		}
-		it.Segments(count, from, yield)
+		c.eng.Segments(count, from, yield)
 	}
 }
 

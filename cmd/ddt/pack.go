@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/ddtlab/ddt"
+	"github.com/ddtlab/ddt/external32"
 )
 
 // maxWhole is the largest message pack and unpack hold in memory at once;
@@ -15,15 +16,16 @@ import (
 const maxWhole = 1 << 31
 
 func init() {
-	register(&command{name: "pack", args: "TYPE --count N --in SRC --out DST [--origin K] [--chunk C] [--engine E]",
+	register(&command{name: "pack", args: "TYPE --count N --in SRC --out DST [--origin K] [--chunk C] [--engine E] [--datarep R]",
 		summary: "pack N instances from the memory image SRC (origin at byte K) into DST", run: runPack})
-	register(&command{name: "unpack", args: "TYPE --count N --in PACKED --out IMAGE [--origin K] [--chunk C] [--engine E]",
+	register(&command{name: "unpack", args: "TYPE --count N --in PACKED --out IMAGE [--origin K] [--chunk C] [--engine E] [--datarep R]",
 		summary: "unpack N instances from PACKED into the existing memory image IMAGE (origin at byte K)", run: runUnpack})
 }
 
 type packFlags struct {
 	count, origin, chunk int64
 	in, out, engine      string
+	datarep              string
 }
 
 func (p *packFlags) define(fs *flag.FlagSet) {
@@ -33,6 +35,33 @@ func (p *packFlags) define(fs *flag.FlagSet) {
 	fs.Int64Var(&p.origin, "origin", 0, "byte of the memory image where displacement 0 of instance 0 lies")
 	fs.Int64Var(&p.chunk, "chunk", 0, "move the message through the resumable engine in pieces of at most C bytes")
 	fs.StringVar(&p.engine, "engine", "auto", "engine: auto, reference, ...")
+	fs.StringVar(&p.datarep, "datarep", "native", "data representation of the packed bytes: native (MPI_Pack) or external32 (MPI_Pack_external)")
+}
+
+// codec is what pack and unpack need of a committed type in one data
+// representation.
+type codec interface {
+	PackSize(count int64) (int64, error)
+	Pack(dst, src []byte, origin, count int64) (int64, error)
+	Unpack(dst, src []byte, origin, count int64) (int64, error)
+}
+
+// codec returns c in the representation --datarep chose, and functions
+// that start a packer and an unpacker of it.
+func (p *packFlags) codec(c *ddt.Committed) (codec, func(src []byte) (interface{ Pack([]byte) (int, error) }, error), func(dst []byte) (interface{ Unpack([]byte) (int, error) }, error)) {
+	if p.datarep == external32.DataRep {
+		x := external32.New(c)
+		return x, func(src []byte) (interface{ Pack([]byte) (int, error) }, error) {
+				return x.NewPacker(src, p.origin, p.count)
+			}, func(dst []byte) (interface{ Unpack([]byte) (int, error) }, error) {
+				return x.NewUnpacker(dst, p.origin, p.count)
+			}
+	}
+	return c, func(src []byte) (interface{ Pack([]byte) (int, error) }, error) {
+			return c.NewPacker(src, p.origin, p.count)
+		}, func(dst []byte) (interface{ Unpack([]byte) (int, error) }, error) {
+			return c.NewUnpacker(dst, p.origin, p.count)
+		}
 }
 
 // setup parses the command line and commits the type.
@@ -52,6 +81,9 @@ func (p *packFlags) setup(e *env, name string, args []string) (*ddt.Committed, e
 		if err := nonNegative("--chunk", p.chunk); err != nil {
 			return err
 		}
+		if p.datarep != "native" && p.datarep != external32.DataRep {
+			return &usageError{fmt.Sprintf("--datarep %q: want native or external32", p.datarep)}
+		}
 		var err error
 		if eng, err = ddt.ParseEngine(p.engine); err != nil {
 			return &usageError{err.Error()}
@@ -70,11 +102,12 @@ func runPack(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	x, newPacker, _ := p.codec(c)
 	src, err := os.ReadFile(p.in)
 	if err != nil {
 		return err
 	}
-	size, err := c.PackSize(p.count)
+	size, err := x.PackSize(p.count)
 	if err != nil {
 		return err
 	}
@@ -83,12 +116,12 @@ func runPack(e *env, args []string) error {
 	}
 	if p.chunk == 0 {
 		dst := make([]byte, size)
-		if _, err := c.Pack(dst, src, p.origin, p.count); err != nil {
+		if _, err := x.Pack(dst, src, p.origin, p.count); err != nil {
 			return err
 		}
 		return os.WriteFile(p.out, dst, 0o644)
 	}
-	pk, err := c.NewPacker(src, p.origin, p.count)
+	pk, err := newPacker(src)
 	if err != nil {
 		return err
 	}
@@ -125,6 +158,7 @@ func runUnpack(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	x, _, newUnpacker := p.codec(c)
 	packed, err := os.ReadFile(p.in)
 	if err != nil {
 		return err
@@ -133,7 +167,7 @@ func runUnpack(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("the memory image must exist: %w", err)
 	}
-	size, err := c.PackSize(p.count)
+	size, err := x.PackSize(p.count)
 	if err != nil {
 		return err
 	}
@@ -141,11 +175,11 @@ func runUnpack(e *env, args []string) error {
 		return fmt.Errorf("%s holds %d bytes, %d instances need %d", p.in, len(packed), p.count, size)
 	}
 	if p.chunk == 0 {
-		if _, err := c.Unpack(img, p.origin, packed, p.count); err != nil {
+		if _, err := x.Unpack(img, packed, p.origin, p.count); err != nil {
 			return err
 		}
 	} else {
-		u, err := c.NewUnpacker(img, p.origin, p.count)
+		u, err := newUnpacker(img)
 		if err != nil {
 			return err
 		}

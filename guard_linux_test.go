@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"runtime/debug"
 	"syscall"
 	"testing"
@@ -62,8 +61,8 @@ func (g *guarded) buf(n int, atEnd bool, seed byte) []byte {
 // PROT_NONE page, or whose last touched byte is the last before one, and
 // packed buffers placed the same way. Any access outside the buffers the
 // library checked faults; debug.SetPanicOnFault turns the fault into a
-// test failure naming the type. TestGuardPagesKernelSets runs it again
-// with each kernel set.
+// test failure naming the type. Every engine runs with every kernel set,
+// in this process (Options.Kernels), and Auto with native code.
 func TestGuardPages(t *testing.T) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	const pages = 80
@@ -74,11 +73,8 @@ func TestGuardPages(t *testing.T) {
 		n = 60
 	}
 	r := rand.New(rand.NewPCG(51, 52))
-	var engines []Engine
-	for e := Reference; int(e) < len(engineNames); e++ {
-		engines = append(engines, e)
-	}
-	tested := 0
+	configs := guardConfigs()
+	tested, native := 0, 0
 	for i := 0; tested < n && i < 20*n; i++ {
 		ty := typegen.Random(r, typegen.Options{MaxElements: 512, MaxExtent: 1 << 14})
 		count := int64(1 + r.IntN(3))
@@ -94,25 +90,45 @@ func TestGuardPages(t *testing.T) {
 		// the reference result, from ordinary Go memory
 		src, origin := image(ty, count, 1)
 		want := naivePack(ty, count, src, origin)
-		for _, e := range engines {
-			c, err := CommitWith(ty, Options{Engine: e})
+		for _, opts := range configs {
+			c, err := CommitWith(ty, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
+			if c.Engine() == Auto {
+				native++
+			}
 			for _, atEnd := range []bool{true, false} {
-				guardRun(t, c, ty, count, lo, hi, want, img, packed, atEnd, r)
+				guardRun(t, c, opts, ty, count, lo, hi, want, img, packed, atEnd, r)
 			}
 		}
 	}
-	t.Logf("%d types, %d engines, kernel set DDT_ASM=%q DDT_NOASM=%q", tested, len(engines), os.Getenv("DDT_ASM"), os.Getenv("DDT_NOASM"))
+	t.Logf("%d types, %d engine configurations, %d commits ran native code", tested, len(configs), native)
 	if tested < n/2 {
 		t.Fatalf("only %d types fit the guarded pages", tested)
 	}
 }
 
+// guardConfigs lists every engine (the ones after Compiled included, as
+// they are added to engineNames) with every kernel set (capped at what the
+// CPU supports), and Auto with native code generated at commit.
+func guardConfigs() []Options {
+	var cs []Options
+	for e := Reference; int(e) < len(engineNames); e++ {
+		if e == Reference {
+			cs = append(cs, Options{Engine: e})
+			continue
+		}
+		for _, k := range []string{"go", "avx2", "avx512"} {
+			cs = append(cs, Options{Engine: e, Kernels: k})
+		}
+	}
+	return append(cs, Options{Engine: Auto, JITNow: true}, Options{Engine: Auto, JITNow: true, Kernels: "avx2"})
+}
+
 // guardRun packs and unpacks count instances of ty with c in guarded
 // buffers placed at one end of their regions.
-func guardRun(t *testing.T, c *Committed, ty *datatype.Type, count, lo, hi int64, want []byte, img, packed *guarded, atEnd bool, r *rand.Rand) {
+func guardRun(t *testing.T, c *Committed, opts Options, ty *datatype.Type, count, lo, hi int64, want []byte, img, packed *guarded, atEnd bool, r *rand.Rand) {
 	t.Helper()
 	where := "ending at"
 	if !atEnd {
@@ -121,8 +137,8 @@ func guardRun(t *testing.T, c *Committed, ty *datatype.Type, count, lo, hi int64
 	step := ""
 	defer func() {
 		if p := recover(); p != nil {
-			t.Fatalf("%v engine, %d instances of %v (span [%d, %d), buffers %s a guard page), %s: %v",
-				c.Engine(), count, ty, lo, hi, where, step, p)
+			t.Fatalf("%+v, %d instances of %v (span [%d, %d), buffers %s a guard page), %s: %v",
+				opts, count, ty, lo, hi, where, step, p)
 		}
 	}()
 	origin := -lo
@@ -133,10 +149,10 @@ func guardRun(t *testing.T, c *Committed, ty *datatype.Type, count, lo, hi int64
 	copyImage(src, origin, refImg, refOrigin, lo, hi)
 	dst := packed.buf(len(want), atEnd, 0)
 	if _, err := c.Pack(dst, src, origin, count); err != nil {
-		t.Fatalf("%v: pack: %v", c.Engine(), err)
+		t.Fatalf("%+v: pack: %v", opts, err)
 	}
 	if !bytes.Equal(dst, want) {
-		t.Fatalf("%v: %d instances of %v: pack in guarded buffers differs from the reference", c.Engine(), count, ty)
+		t.Fatalf("%+v: %d instances of %v: pack in guarded buffers differs from the reference", opts, count, ty)
 	}
 	// resumable pack in random pieces
 	step = "pieces of pack"
@@ -158,7 +174,7 @@ func guardRun(t *testing.T, c *Committed, ty *datatype.Type, count, lo, hi int64
 		got = append(got, piece[:m]...)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%v: %d instances of %v: packing in pieces differs from the reference", c.Engine(), count, ty)
+		t.Fatalf("%+v: %d instances of %v: packing in pieces differs from the reference", opts, count, ty)
 	}
 	// whole unpack: compare with the reference engine's unpack in Go memory
 	step = "unpack"
@@ -176,7 +192,7 @@ func guardRun(t *testing.T, c *Committed, ty *datatype.Type, count, lo, hi int64
 		t.Fatal(err)
 	}
 	if !sameImage(out, origin, exp, expOrigin, lo, hi) {
-		t.Fatalf("%v: %d instances of %v: unpack into a guarded image differs from the reference", c.Engine(), count, ty)
+		t.Fatalf("%+v: %d instances of %v: unpack into a guarded image differs from the reference", opts, count, ty)
 	}
 	// resumable unpack in random pieces, each piece a guarded buffer
 	step = "pieces of unpack"
@@ -196,7 +212,7 @@ func guardRun(t *testing.T, c *Committed, ty *datatype.Type, count, lo, hi int64
 		rest = rest[k:]
 	}
 	if !sameImage(out, origin, exp, expOrigin, lo, hi) {
-		t.Fatalf("%v: %d instances of %v: unpacking in pieces differs from the reference", c.Engine(), count, ty)
+		t.Fatalf("%+v: %d instances of %v: unpacking in pieces differs from the reference", opts, count, ty)
 	}
 }
 
@@ -208,27 +224,6 @@ func copyImage(dst []byte, do int64, src []byte, so, lo, hi int64) {
 // sameImage compares the spans of two images.
 func sameImage(a []byte, ao int64, b []byte, bo, lo, hi int64) bool {
 	return bytes.Equal(a[ao+lo:ao+hi], b[bo+lo:bo+hi])
-}
-
-// TestGuardPagesKernelSets runs TestGuardPages in child processes with
-// each kernel set of the compiled engine (DDT_ASM=avx2, DDT_NOASM=1; the
-// parent ran the default set), unless the kernel set was chosen for this
-// process already.
-func TestGuardPagesKernelSets(t *testing.T) {
-	if os.Getenv("DDT_ASM") != "" || os.Getenv("DDT_NOASM") != "" {
-		t.Skip("kernel set chosen by the environment")
-	}
-	if testing.Short() {
-		t.Skip("short")
-	}
-	for _, env := range []string{"DDT_ASM=avx2", "DDT_NOASM=1"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestGuardPages$", "-test.count=1", "-test.short")
-		cmd.Env = append(os.Environ(), env)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Errorf("%s: %v\n%s", env, err, out)
-		}
-	}
 }
 
 // TestGuardPagesFault checks that the guard pages work: touching the byte

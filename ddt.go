@@ -91,6 +91,12 @@ type Options struct {
 	// DDT_ASM=go|avx2|avx512 read once at program start; or "go", "avx2",
 	// "avx512", capped at what the CPU supports). It is fixed at commit.
 	Kernels string
+	// JITNow makes Auto generate the type's native code (internal/jit) at
+	// commit. By default it is generated once the type has moved enough
+	// data to pay back the few microseconds that takes; Compiled or
+	// Interpreter, Kernels "go", or DDT_NOJIT=1 in the environment turn
+	// native code off.
+	JITNow bool
 }
 
 // AutoNormalizeEntries bounds the number of blocks of the lists that
@@ -160,6 +166,9 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		c.eng = engine.NewCompiled(c.prog, lv)
 	default:
 		c.eng = engine.Choose(c.prog, lv)
+		if opts.JITNow {
+			compileNow(c.eng)
+		}
 		c.kind = Compiled
 		if _, ok := c.eng.(*engine.Compiled); !ok {
 			c.kind = Auto // a native engine linked in

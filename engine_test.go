@@ -109,7 +109,7 @@ func randType(r *rand.Rand, depth int) *datatype.Type {
 	return t
 }
 
-var fastEngines = []Engine{Interpreter, Compiled}
+var fastEngines = []Engine{Interpreter, Compiled, Auto} // Auto: native code when the JIT applies
 
 // checkEngines packs and unpacks count instances of ty with every engine,
 // whole and in random chunks, and compares with the reference engine.
@@ -141,7 +141,7 @@ func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64
 		if normalize {
 			mode = NormalizeAlways
 		}
-		c, err := CommitWith(ty, Options{Engine: e, Normalize: mode})
+		c, err := CommitWith(ty, Options{Engine: e, Normalize: mode, JITNow: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -279,3 +279,25 @@ func TestDepthLimit(t *testing.T) {
 		t.Errorf("subarray of 3 dimensions over depth MaxDepth-1: %v, want ErrTooDeep", err)
 	}
 }
+
+// TestEqualSharedSubtypes checks that Equal costs O(nodes) on DAGs whose
+// expanded trees are exponentially large.
+func TestEqualSharedSubtypes(t *testing.T) {
+	build := func(last int64) *datatype.Type {
+		ty := datatype.Of(datatype.Char)
+		for range 55 { // 2^55 leaves when expanded
+			r := mustT(t)(datatype.Resized(ty, 0, 1))
+			ty = mustT(t)(datatype.Struct([]int64{1, 1}, []int64{0, 0}, []*datatype.Type{r, r}))
+			ty = mustT(t)(datatype.Resized(ty, 0, 1))
+		}
+		return mustT(t)(datatype.HVector(2, 1, last, ty))
+	}
+	a, b, c := build(3), build(3), build(4)
+	start := time.Now()
+	if !datatype.Equal(a, b) || datatype.Equal(a, c) {
+		t.Error("Equal of shared-subtype chains")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Equal took %v", d)
+	}
+}

@@ -54,6 +54,15 @@ func hostVec() int {
 	return 32
 }
 
+// hostVBMI reports AVX512-VBMI (VPERMB), used with 64-byte vectors.
+func hostVBMI() bool {
+	if hostVec() < 64 {
+		return false
+	}
+	_, _, c7, _ := cpuid(7, 0)
+	return c7&(1<<1) != 0
+}
+
 // mapCode copies code into fresh pages mapped read+write, then makes them
 // read+execute (never writable and executable at once).
 func mapCode(code []byte) ([]byte, error) {

@@ -22,6 +22,8 @@ func call(fn uintptr, a *args) { panic("jit: no code generation on this platform
 
 func hostVec() int { return 16 }
 
+func hostVBMI() bool { return false }
+
 func mapCode(code []byte) ([]byte, error) {
 	return nil, errors.New("jit: no code generation on this platform")
 }

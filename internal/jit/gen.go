@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -45,19 +46,28 @@ type gen struct {
 	pack   bool
 	vec    int  // widest vector move: 16, 32 or 64
 	vex    bool // VEX encoding for 16- and 32-byte moves
+	vbmi   bool // VPERMB compaction of small nodes (with vec 64)
 	po     int64
 	used   [16]bool
-	tables []table
+	tables [][]byte // constant data placed after the code
+	refs   []ripRef // RIP-relative operands addressing the tables
+	shapes map[*dame.Node]*shape
 	err    error
 	xr     int // next vector register
 }
 
-// table is a list of 64-bit displacements placed after the code; lea is
-// the position of the RIP-relative displacement that addresses it.
-type table struct {
-	lea  int
-	data []int64
+// ripRef is a RIP-relative displacement at pos (ending its instruction)
+// that addresses byte off of table tbl.
+type ripRef struct{ pos, tbl, off int }
+
+// ref records that the instruction just emitted addresses byte off of
+// table tbl.
+func (g *gen) ref(tbl, off int) {
+	g.refs = append(g.refs, ripRef{g.a.pc() - 4, tbl, off})
 }
+
+// rip is the placeholder operand of a RIP-relative reference.
+var rip = mem{base: noReg, index: noReg}
 
 func (g *gen) fail(format string, a ...any) {
 	if g.err == nil {
@@ -225,6 +235,10 @@ func (g *gen) node(n *dame.Node, mb reg, mo int64) {
 		g.fail("code too large")
 		return
 	}
+	if s := g.shapes[n]; s != nil {
+		g.compact(s, n, mb, mo)
+		return
+	}
 	switch n.Op {
 	case dame.ContigFinal:
 		g.block(mb, mo, n.Size)
@@ -275,7 +289,13 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	}
 	g.flush()
 	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
-	g.tables = append(g.tables, table{lea: g.leaRIP(rt), data: n.Disps})
+	tb := make([]byte, 0, 8*nb)
+	for _, d := range n.Disps {
+		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
+	}
+	g.tables = append(g.tables, tb)
+	g.a.lea(rt, rip)
+	g.ref(len(g.tables)-1, 0)
 	g.a.movImm(rc, g.d32(int64(nb)))
 	top := g.a.pc()
 	g.a.load(8, rm, at(rt, 0))
@@ -286,12 +306,6 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	g.a.dec(rc)
 	g.a.jcc(condNE, top)
 	g.free(rt, rm, rc)
-}
-
-// leaRIP emits LEA r, [RIP+disp] and returns the position of disp.
-func (g *gen) leaRIP(r reg) int {
-	g.a.lea(r, mem{base: noReg, index: noReg})
-	return g.a.pc() - 4
 }
 
 // unroll is how many copies of a body of c moves an unrolled loop
@@ -338,6 +352,7 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 func (g *gen) entry(c *dame.Node, stride int64) int {
 	start := g.a.pc()
 	g.po = 0
+	g.prepare(c)
 	u := unroll(g.cost(c), 8)
 	rem := -1
 	if u > 1 {

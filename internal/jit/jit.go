@@ -22,7 +22,6 @@
 package jit
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"runtime"
@@ -122,7 +121,7 @@ func generate(p *dame.Program, vec int, log bool) (*program, error) {
 	if total > maxEntries {
 		return nil, fmt.Errorf("%w: more than %d list entries", ErrUnsupported, maxEntries)
 	}
-	g := &gen{vec: vec, vex: vec >= 32}
+	g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI()}
 	g.a.log = log
 	pr := &program{g: g, pb: -1, ub: -1}
 	g.pack = true
@@ -146,15 +145,17 @@ func generate(p *dame.Program, vec int, log bool) (*program, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	// tables after the code, 8-byte aligned
-	for len(g.a.b)%8 != 0 {
-		g.a.b = append(g.a.b, 0xcc)
-	}
-	for _, t := range g.tables {
-		g.a.patch(t.lea, len(g.a.b))
-		for _, d := range t.data {
-			g.a.b = binary.LittleEndian.AppendUint64(g.a.b, uint64(d))
+	// tables after the code, 64-byte aligned
+	start := make([]int, len(g.tables))
+	for i, t := range g.tables {
+		for len(g.a.b)%64 != 0 {
+			g.a.b = append(g.a.b, 0xcc)
 		}
+		start[i] = len(g.a.b)
+		g.a.b = append(g.a.b, t...)
+	}
+	for _, r := range g.refs {
+		g.a.patch(r.pos, start[r.tbl]+r.off)
 	}
 	if len(g.a.b) > maxCode {
 		return nil, fmt.Errorf("%w: %d bytes of code", ErrUnsupported, len(g.a.b))
@@ -255,8 +256,8 @@ func listingVec(p *dame.Program, vec int) (string, error) {
 		}
 		fmt.Fprintf(&b, "%6x  %-30x  %s\n", l.off, a.b[l.off:l.off+l.n], l.text)
 	}
-	for _, t := range pr.g.tables {
-		fmt.Fprintf(&b, "table: %d displacements\n", len(t.data))
+	for i, t := range pr.g.tables {
+		fmt.Fprintf(&b, "table %d: %d bytes\n", i, len(t))
 	}
 	return b.String(), nil
 }

@@ -10,7 +10,7 @@ func TestDameAsm(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("status %d: %s", st, errOut)
 	}
-	for _, want := range []string{"pack instances:", "unpack instances:", "mov eax, [rdi]", "ret"} {
+	for _, want := range []string{"pack instances:", "unpack instances:", "[rdi]", "ret"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dame --asm output lacks %q:\n%s", want, out)
 		}

@@ -17,6 +17,7 @@ type args struct {
 	off  int
 	pk   unsafe.Pointer
 	n    int
+	b0   int
 }
 
 // call runs the generated function at fn with a.

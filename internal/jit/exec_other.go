@@ -12,6 +12,7 @@ type args struct {
 	off  int
 	pk   unsafe.Pointer
 	n    int
+	b0   int
 }
 
 // supported reports whether this build can run generated code: only

@@ -36,7 +36,7 @@ const (
 	maxCode      = 1 << 20 // bytes of code and tables per program
 	unrollMoves  = 32      // a loop whose whole body is at most this many moves is unrolled
 	bodyMoves    = 32      // moves per iteration of an unrolled loop body
-	maxUnrollLst = 1024    // list blocks unrolled at most (moves)
+	maxUnrollLst = 256     // list blocks unrolled at most (moves)
 )
 
 var pool = [...]reg{rbx, r8, r9, r10, r11, r12, r13, r15}
@@ -52,6 +52,7 @@ type gen struct {
 	tables [][]byte // constant data placed after the code
 	refs   []ripRef // RIP-relative operands addressing the tables
 	shapes map[*dame.Node]*shape
+	tblOf  map[*dame.Node]int
 	err    error
 	xr     int // next vector register
 }
@@ -277,7 +278,7 @@ func (g *gen) run(k int64, c *dame.Node, mb reg, mo int64) {
 // blocks only) a loop over a table of displacements.
 func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	nb := len(n.Disps)
-	if g.cost(n) <= maxUnrollLst {
+	if nb <= maxWalkBlocks || g.cost(n) <= maxUnrollLst {
 		for i := range nb {
 			g.run(n.BlockLen(i), n.ChildOf(i), mb, mo+n.Disps[i])
 		}
@@ -289,13 +290,8 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	}
 	g.flush()
 	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
-	tb := make([]byte, 0, 8*nb)
-	for _, d := range n.Disps {
-		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
-	}
-	g.tables = append(g.tables, tb)
 	g.a.lea(rt, rip)
-	g.ref(len(g.tables)-1, 0)
+	g.ref(g.dispTable(n), 0)
 	g.a.movImm(rc, g.d32(int64(nb)))
 	top := g.a.pc()
 	g.a.load(8, rm, at(rt, 0))
@@ -306,6 +302,51 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	g.a.dec(rc)
 	g.a.jcc(condNE, top)
 	g.free(rt, rm, rc)
+}
+
+// dispTable returns the table of n's displacements (one per node).
+func (g *gen) dispTable(n *dame.Node) int {
+	if t, ok := g.tblOf[n]; ok {
+		return t
+	}
+	tb := make([]byte, 0, 8*len(n.Disps))
+	for _, d := range n.Disps {
+		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
+	}
+	g.tables = append(g.tables, tb)
+	if g.tblOf == nil {
+		g.tblOf = map[*dame.Node]int{}
+	}
+	g.tblOf[n] = len(g.tables) - 1
+	return len(g.tables) - 1
+}
+
+// tableEntry emits a function moving RCX whole blocks of the BlockIndex
+// n, from block R8 on, of the instance whose origin is at RDI.
+func (g *gen) tableEntry(n *dame.Node) int {
+	start := g.a.pc()
+	g.po = 0
+	g.prepare(n.Child)
+	g.used[r8] = true
+	rt, rm := g.alloc(), g.alloc()
+	g.a.lea(rt, rip)
+	g.ref(g.dispTable(n), 0)
+	g.a.lea(rt, mem{base: rt, index: r8, scale: 3})
+	g.free(r8)
+	top := g.a.pc()
+	g.a.load(8, rm, at(rt, 0))
+	g.a.addRR(rm, rdi)
+	g.run(n.Blocklen, n.Child, rm, 0)
+	g.flush()
+	g.a.addImm(rt, 8)
+	g.a.dec(rcx)
+	g.a.jcc(condNE, top)
+	g.free(rt, rm)
+	if g.vec > 16 {
+		g.a.vzeroupper()
+	}
+	g.a.ret()
+	return start
 }
 
 // unroll is how many copies of a body of c moves an unrolled loop

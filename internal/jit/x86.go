@@ -61,7 +61,8 @@ func regName(r reg, w int) string {
 // mem is the memory operand [base + index + disp].
 type mem struct {
 	base  reg
-	index reg // noReg for none
+	index reg  // noReg for none
+	scale byte // index scale: 0 for 1, 3 for 8
 	disp  int32
 }
 
@@ -77,6 +78,9 @@ func (m mem) String() string {
 	}
 	if m.index != noReg {
 		b.WriteString("+" + m.index.String())
+		if m.scale != 0 {
+			fmt.Fprintf(&b, "*%d", 1<<m.scale)
+		}
 	}
 	if m.disp > 0 {
 		fmt.Fprintf(&b, "+%#x", m.disp)
@@ -145,7 +149,7 @@ func (a *asm) modrm(r uint8, m mem) {
 		if m.index != noReg {
 			idx = byte(m.index & 7)
 		}
-		a.byte1(mod<<6|r<<3|4, idx<<3|byte(m.base&7))
+		a.byte1(mod<<6|r<<3|4, m.scale<<6|idx<<3|byte(m.base&7))
 	}
 	if mod == 2 {
 		a.imm32(m.disp)

@@ -21,7 +21,7 @@ type Options struct {
 	// picture roughly square.
 	Width int64
 	// MaxCols and MaxRows bound the grid; bytes and rows beyond them are
-	// aggregated into cells. 0 means 256 each.
+	// aggregated into cells. 0 means 128 each.
 	MaxCols, MaxRows int
 	// CellBytes is the least number of bytes per cell; 0 means 1. Text
 	// pictures use the smallest basic size, one character per element.
@@ -141,10 +141,10 @@ func Layout(t *datatype.Type, opts Options) (*Picture, error) {
 		return nil, fmt.Errorf("draw: negative width %d", opts.Width)
 	}
 	if opts.MaxCols <= 0 {
-		opts.MaxCols = 256
+		opts.MaxCols = 128
 	}
 	if opts.MaxRows <= 0 {
-		opts.MaxRows = 256
+		opts.MaxRows = 128
 	}
 	if opts.Budget <= 0 {
 		opts.Budget = 1 << 20

@@ -201,7 +201,7 @@ func (p *Picture) SVG(w io.Writer, o SVGOptions) error {
 	// Element and row separators where they are wide enough to see.
 	gran := granule(t)
 	step := max(gran/p.CellBytes, 1)
-	if p.CellBytes == 1 && g.pw*float64(gran) >= 6 || p.CellBytes > 1 && g.pw >= 6 {
+	if p.CellBytes <= gran && g.pw*float64(step) >= 6 {
 		pf(`<g stroke="#ffffff" stroke-width="1">` + "\n")
 		for c := step; c < int64(p.Cols); c += step {
 			x := g.ml + float64(c)*g.pw
@@ -209,7 +209,7 @@ func (p *Picture) SVG(w io.Writer, o SVGOptions) error {
 		}
 		pf("</g>\n")
 	}
-	if g.ph >= 6 {
+	if g.ph >= 6 && p.RowsPerCell == 1 {
 		pf(`<g stroke="#ffffff" stroke-width="1">` + "\n")
 		for r := 1; r < p.Rows; r++ {
 			y := g.mt + float64(r)*g.ph
@@ -365,7 +365,7 @@ func (p *Picture) svgOrder(pf func(string, ...any), g geometry) {
 		return
 	}
 	pf(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker></defs>` + "\n")
-	pf(`<g id="order" fill="none" stroke="#222" stroke-opacity="0.7">` + "\n")
+	pf(`<g id="order" fill="none" stroke="#222">` + "\n")
 	var d strings.Builder
 	for i, q := range pts {
 		if i == 0 {
@@ -374,7 +374,11 @@ func (p *Picture) svgOrder(pf func(string, ...any), g geometry) {
 			fmt.Fprintf(&d, " L%.1f,%.1f", q.x, q.y)
 		}
 	}
-	pf(`<path d="%s" stroke-width="1" stroke-dasharray="%s" marker-end="url(#arrow)"/>`+"\n", d.String(), dash(numbered))
+	width, op := 1.0, 0.7
+	if p.Runs == nil {
+		width, op = 0.75, 0.45
+	}
+	pf(`<path d="%s" stroke-width="%g" stroke-opacity="%g" stroke-dasharray="%s" marker-end="url(#arrow)"/>`+"\n", d.String(), width, op, dash(numbered))
 	pf(`<circle cx="%.1f" cy="%.1f" r="2.5" fill="#222"/>`+"\n", pts[0].x, pts[0].y)
 	pf("</g>\n")
 	if numbered {

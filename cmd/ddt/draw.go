@@ -21,8 +21,8 @@ func runDraw(e *env, args []string) error {
 	out := fs.String("o", "", "write the SVG to this file instead of stdout")
 	text := fs.Bool("text", false, "print a terminal picture (one character per element) instead of SVG")
 	width := fs.Int64("width", 0, "bytes per row (default: the row of the innermost vector or subarray)")
-	cols := fs.Int("cols", 0, "most cells per row before bytes are aggregated (default 256, 96 with --text)")
-	rows := fs.Int("rows", 0, "most rows of cells before rows are aggregated (default 256, 64 with --text)")
+	cols := fs.Int("cols", 0, "most cells per row before bytes are aggregated (default 128, 96 with --text)")
+	rows := fs.Int("rows", 0, "most rows of cells before rows are aggregated (default 128, 64 with --text)")
 	title := fs.String("title", "", "title of the picture (default: the file name)")
 	pos, err := parse(e, lookup("draw"), fs, args)
 	if err != nil {

@@ -363,3 +363,40 @@ func FuzzDraw(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDraw lays out and renders types of 10^6 elements (Layout+SVG)
+// beside walking their type maps (Walk), for the ratio; and types of 10^9
+// elements and more, which only the picture can afford.
+func BenchmarkDraw(b *testing.B) {
+	for _, c := range []struct{ name, src string }{
+		{"vector1e6", "vector(1000000, 1, 3, double)"},
+		{"face1e6", "subarray([1000, 1000, 1000], [1000, 1000, 1], [0, 0, 999], C, float)"},
+		{"indexed1e6", "contiguous(1000, indexed_block(2, [0, 7, 100000, 3, 99], vector(100, 2, 5, int)))"},
+		{"contig1e9", "contiguous(1000000000, int)"},
+		{"face1e5of1e10", "subarray([100000, 100000], [100000, 1], [0, 99999], C, float)"},
+	} {
+		ty, err := lang.Parse(c.name, []byte(c.src))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("Layout+SVG/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				p, err := Layout(ty, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := p.SVG(io.Discard, SVGOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		if ty.Elements() <= 10_000_000 {
+			b.Run("Walk/"+c.name, func(b *testing.B) {
+				for b.Loop() {
+					var n int64
+					ty.Walk(1, func(datatype.Basic, int64) bool { n++; return true })
+				}
+			})
+		}
+	}
+}

@@ -220,7 +220,7 @@ func Layout(t *datatype.Type, opts Options) (*Picture, error) {
 	case w.exhausted:
 		p.Note = "approximate: work budget reached, the rest spread evenly over the bytes it spans"
 	case w.sampled:
-		p.Note = "approximate: long repetitions sampled"
+		p.Note = "long repetitions sampled: coverage of cells approximate"
 	case !p.Exact:
 		p.Note = fmt.Sprintf("aggregated: %d bytes x %d rows per cell", p.CellBytes, p.RowsPerCell)
 	}
@@ -542,6 +542,22 @@ type walker struct {
 // maxReps is the most repetitions visited one by one before sampling.
 const maxReps = 4096
 
+// samples is how many of n repetitions stride bytes apart to visit: all of
+// them, but at most maxReps, and when whole rows apart and many fall into
+// each row of cells, a few per row of cells (sampling translates by whole
+// rows keeps every column exact).
+func (w *walker) samples(n, stride int64) int64 {
+	p := w.p
+	s := min(n, maxReps)
+	if p.RowsPerCell > 1 && n > 1024 && stride != 0 && absI(stride)%p.RowBytes == 0 {
+		if rows := absI(stride)/p.RowBytes; rows < p.RowsPerCell {
+			cellRows := rows*(n-1)/p.RowsPerCell + 1
+			s = min(s, max(16, 4*cellRows))
+		}
+	}
+	return s
+}
+
 // kind is the single basic type of t's elements, or Mixed.
 func (w *walker) kind(t *datatype.Type) Kind {
 	if k, ok := w.kinds[t]; ok {
@@ -594,11 +610,11 @@ func (w *walker) rep(t *datatype.Type, base, n, stride int64, weight float64) {
 		w.spread(a, b, float64(n)*weight*float64(t.Size()), w.kind(t))
 		return
 	}
-	if n > maxReps {
+	if s := w.samples(n, stride); s < n {
 		w.sampled = true
-		wt := weight * float64(n) / maxReps
-		for j := int64(0); j < maxReps; j++ {
-			i := j * n / maxReps
+		wt := weight * float64(n) / float64(s)
+		for j := int64(0); j < s; j++ {
+			i := j * n / s
 			w.visit(t, base+i*stride, wt)
 		}
 		return
@@ -667,14 +683,14 @@ func (w *walker) visit(t *datatype.Type, base int64, weight float64) {
 		if t.Combiner() == datatype.CombinerVector {
 			sb *= old.Extent()
 		}
-		if a.Count > 1 && absI(sb) < p.CellBytes && p.CellBytes > 1 || a.Count > maxReps {
+		if s := w.samples(a.Count, sb); a.Count > 1 && absI(sb) < p.CellBytes && p.CellBytes > 1 || s < a.Count {
 			// Sample the blocks as instances of one block.
 			blk := a.Blocklength
-			if a.Count > maxReps && absI(sb) >= p.CellBytes {
+			if s < a.Count && absI(sb) >= p.CellBytes {
 				w.sampled = true
-				wt := weight * float64(a.Count) / maxReps
-				for j := int64(0); j < maxReps && w.budget > 0; j++ {
-					i := j * a.Count / maxReps
+				wt := weight * float64(a.Count) / float64(s)
+				for j := int64(0); j < s && w.budget > 0; j++ {
+					i := j * a.Count / s
 					w.rep(old, base+i*sb, blk, old.Extent(), wt)
 				}
 				return

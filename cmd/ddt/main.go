@@ -6,7 +6,7 @@
 //	ddt <command> [arguments]
 //
 // The commands are show, typemap, pack, unpack, export, reconstruct,
-// normalize, dame, sig and bench; `ddt <command> -h` describes each. Output
+// normalize, dame, sig, bench, draw and serve; `ddt <command> -h` describes each. Output
 // meant for machines is line-oriented; errors are one line on stderr with
 // exit status 1.
 package main

@@ -550,7 +550,7 @@ func (w *walker) samples(n, stride int64) int64 {
 	p := w.p
 	s := min(n, maxReps)
 	if p.RowsPerCell > 1 && n > 1024 && stride != 0 && absI(stride)%p.RowBytes == 0 {
-		if rows := absI(stride)/p.RowBytes; rows < p.RowsPerCell {
+		if rows := absI(stride) / p.RowBytes; rows < p.RowsPerCell {
 			cellRows := rows*(n-1)/p.RowsPerCell + 1
 			s = min(s, max(16, 4*cellRows))
 		}

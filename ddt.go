@@ -3,11 +3,11 @@ package ddt
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/internal/ref"
 	"github.com/ddtlab/ddt/optimal"
 	"github.com/ddtlab/ddt/sig"
 )
@@ -15,10 +15,10 @@ import (
 // Engine selects how a committed type moves data.
 type Engine uint8
 
-// Engines. Auto lets the type choose the fastest engine that applies (today
-// always Compiled). Reference is the plain tree walker every other engine is
-// tested against; Interpreter runs the DAME program on a stack machine;
-// Compiled runs it with kernels specialized at commit.
+// Engines. Auto lets commit choose from the type's program (see Commit);
+// Reference is the plain tree walker every other engine is tested against;
+// Interpreter runs the DAME program on a stack machine; Compiled runs it
+// with kernels chosen per primitive at commit.
 const (
 	Auto Engine = iota
 	Reference
@@ -47,101 +47,86 @@ func ParseEngine(name string) (Engine, error) {
 	return 0, fmt.Errorf("unknown engine %q (want one of %v)", name, engineNames[:])
 }
 
-// Options configure Commit.
+// Normalization says when commit replaces the program of a type by the
+// program of a cheaper type with the same type map (seed 000, section VI).
+type Normalization uint8
+
+// Normalization modes. NormalizeAuto (the zero value) normalizes where it
+// pays: when the DAME program still holds an explicit list of 16 to
+// AutoNormalizeEntries blocks (after merging touching blocks and finding
+// runs of constant stride) whose gaps mostly repeat, where hidden regular
+// structure is likely and the optimizer takes tens of microseconds. Types
+// built from contiguous, vector, hvector, subarray and resized nodes, and
+// lists the compiler already reduced (a row and a column listed element by
+// element), compile to near-optimal programs; random lists have no
+// structure to find. NormalizeAlways normalizes every type within the
+// commit budget (optimal.CommitNormalizeOptions: exact reconstruction only
+// on small sequences, about a millisecond of work, nothing for very large
+// trees); NormalizeNever never does.
+//
+// Normalization never changes the user's type, its Contents or anything
+// Committed reports about it; only the engines run the normalized program.
+// The reference engine never normalizes.
+const (
+	NormalizeAuto Normalization = iota
+	NormalizeAlways
+	NormalizeNever
+)
+
+var normNames = [...]string{"auto", "always", "never"}
+
+func (n Normalization) String() string {
+	if int(n) < len(normNames) {
+		return normNames[n]
+	}
+	return fmt.Sprintf("Normalization(%d)", n)
+}
+
+// Options configure Commit. The zero value is the default.
 type Options struct {
-	Engine Engine
-	// Normalize lets commit replace the type's internal description by a
-	// cheaper one with the same type map, lower bound and extent (seed 000,
-	// section VI; optimal.Normalize with optimal.CommitNormalizeOptions:
-	// exact reconstruction only on small sequences, a work budget of about
-	// a millisecond, and nothing done for types with very large trees). The
-	// user's type, its Contents and everything Committed reports about it
-	// are unchanged; only the engines run on the normalized type. The
-	// reference engine never normalizes.
-	//
-	// Without Normalize, commit still normalizes automatically the types
-	// where it pays: those with explicit displacement lists (indexed,
-	// hindexed, indexed_block, hindexed_block, struct) of 16 to
-	// AutoNormalizeEntries entries in all whose gaps mostly repeat, where
-	// hidden regular structure is likely and normalizing costs tens of
-	// microseconds. Types built from contiguous, vector, hvector, subarray
-	// and resized nodes are already near-optimal, and random lists have no
-	// structure to find; they are committed as they are.
-	Normalize bool
-	// NoNormalize turns automatic normalization off.
-	NoNormalize bool
+	Engine    Engine
+	Normalize Normalization
+	// Kernels is the kernel set of the engine ("" for the best the CPU
+	// supports, lowered by the environment variables DDT_NOASM=1 or
+	// DDT_ASM=go|avx2|avx512 read once at program start; or "go", "avx2",
+	// "avx512", capped at what the CPU supports). It is fixed at commit.
+	Kernels string
+	// JITNow makes Auto generate the type's native code (internal/jit) at
+	// commit. By default it is generated once the type has moved enough
+	// data to pay back the few microseconds that takes; Compiled or
+	// Interpreter, Kernels "go", or DDT_NOJIT=1 in the environment turn
+	// native code off.
+	JITNow bool
 }
 
-// AutoNormalizeEntries bounds the total number of list entries of the types
-// commit normalizes automatically (see Options.Normalize).
+// AutoNormalizeEntries bounds the number of blocks of the lists that
+// NormalizeAuto hands to the optimizer.
 const AutoNormalizeEntries = 1024
-
-// autoNormalize reports whether commit normalizes t by default: it has
-// displacement lists of 16 to AutoNormalizeEntries entries in all, and they
-// look regular — most consecutive gaps repeat the gap before them, as in a
-// vector or a row and a column listed element by element. Random lists
-// (the usual gather lists of applications) have no structure for the
-// optimizer to find and are committed as they are, in microseconds.
-func autoNormalize(t *datatype.Type) bool {
-	var s listStats
-	if !s.add(t, map[*datatype.Type]bool{}) {
-		return false
-	}
-	return s.entries >= 16 && s.breaks*4 <= s.entries
-}
-
-// listStats counts the list entries of a type tree and the breaks in their
-// gap sequences (places where a gap differs from the previous gap).
-type listStats struct {
-	entries, breaks int
-}
-
-// add adds t's tree; it returns false once the entries pass
-// AutoNormalizeEntries.
-func (s *listStats) add(t *datatype.Type, seen map[*datatype.Type]bool) bool {
-	if seen[t] {
-		return true
-	}
-	seen[t] = true
-	a := t.Args()
-	switch t.Combiner() {
-	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock,
-		datatype.CombinerHIndexedBlock, datatype.CombinerStruct:
-		d := a.Displacements
-		s.entries += len(d)
-		if s.entries > AutoNormalizeEntries {
-			return false
-		}
-		for i := 2; i < len(d); i++ {
-			if d[i]-d[i-1] != d[i-1]-d[i-2] {
-				s.breaks++
-			}
-		}
-	}
-	for _, ch := range a.Types {
-		if !s.add(ch, seen) {
-			return false
-		}
-	}
-	return true
-}
 
 // Committed is a type ready to pack and unpack. It is immutable and safe
 // for concurrent use.
 type Committed struct {
 	t      *datatype.Type
-	exec   *datatype.Type // what the engines run: t, or t normalized
-	engine Engine
-	prog   *dame.Program
-	interp *engine.Interp
-	comp   *engine.Compiled
+	exec   *datatype.Type // the type the program was compiled from: t, or t normalized
+	kind   Engine
+	prog   *dame.Program // nil for the reference engine until Program is called
+	eng    engine.Engine
 	sig    sig.Sig // signature of one instance (seed 004), computed at commit
+	progMu sync.Once
+	treeMu sync.Once
+	tree   *sig.Tree // built on first use
 }
 
 // Commit prepares t for packing with the default options.
 func Commit(t *datatype.Type) (*Committed, error) { return CommitWith(t, Options{}) }
 
-// CommitWith prepares t for packing with opts.
+// CommitWith prepares t for packing with opts: it compiles t into a DAME
+// program (dame.Compile, which applies the local rewrites), normalizes it
+// as opts.Normalize says, and chooses the engine. Auto chooses from the
+// program: the native-code engine when one is linked in and accepts the
+// program, the compiled engine otherwise. Engines build their plan
+// (kernels per primitive) on first use, so a type committed and freed
+// without moving data costs only its compilation.
 func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	if t == nil {
 		return nil, errors.New("commit: nil type")
@@ -149,38 +134,76 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	if int(opts.Engine) >= len(engineNames) {
 		return nil, fmt.Errorf("commit: unknown engine %v", opts.Engine)
 	}
-	e := opts.Engine
-	if e == Auto {
-		e = Compiled
+	if int(opts.Normalize) >= len(normNames) {
+		return nil, fmt.Errorf("commit: unknown normalization mode %v", opts.Normalize)
 	}
-	c := &Committed{t: t, exec: t, engine: e, sig: sig.Of(t)}
-	if e != Reference {
-		if opts.Normalize || !opts.NoNormalize && autoNormalize(t) {
-			c.exec = normalized(t)
+	lv := engine.DefaultLevel()
+	if opts.Kernels != "" {
+		l, err := engine.ParseLevel(opts.Kernels)
+		if err != nil {
+			return nil, fmt.Errorf("commit: %w", err)
 		}
-		c.prog = dame.Compile(c.exec)
-		switch e {
-		case Interpreter:
-			c.interp = engine.NewInterp(c.prog)
-		case Compiled:
-			c.comp = engine.NewCompiled(c.prog)
+		lv = min(l, engine.MaxLevel())
+	}
+	c := &Committed{t: t, exec: t, kind: opts.Engine, sig: sig.Of(t)}
+	if c.kind == Reference {
+		c.eng = engine.NewReference(t)
+		return c, nil
+	}
+	c.prog = dame.Compile(t)
+	switch opts.Normalize {
+	case NormalizeAlways:
+		c.normalize()
+	case NormalizeAuto:
+		if dame.Irregular(c.prog, 16, AutoNormalizeEntries) {
+			c.normalize()
+		}
+	}
+	switch c.kind {
+	case Interpreter:
+		c.eng = engine.NewInterp(c.prog, lv)
+	case Compiled:
+		c.eng = engine.NewCompiled(c.prog, lv)
+	default:
+		c.eng = engine.Choose(c.prog, lv)
+		if opts.JITNow {
+			compileNow(c.eng)
+		}
+		c.kind = Compiled
+		if _, ok := c.eng.(*engine.Compiled); !ok {
+			c.kind = Auto // a native engine linked in
 		}
 	}
 	return c, nil
 }
 
-// Program returns the DAME program the type was compiled to (computing it
-// if the type was committed for the reference engine); with
-// Options.Normalize it is the program of the normalized type.
-func (c *Committed) Program() *dame.Program {
-	if c.prog == nil {
-		return dame.Compile(c.exec)
+// normalize replaces c's program by that of c's type normalized, if that
+// gains.
+func (c *Committed) normalize() {
+	if nt := normalized(c.t); nt != c.t {
+		c.exec, c.prog = nt, dame.Compile(nt)
 	}
+}
+
+// Program returns the DAME program the type was compiled to (computing it
+// if the type was committed for the reference engine); when the type was
+// normalized it is the program of the normalized type.
+func (c *Committed) Program() *dame.Program {
+	c.progMu.Do(func() {
+		if c.prog == nil {
+			c.prog = dame.Compile(c.exec)
+		}
+	})
 	return c.prog
 }
 
-// Normalized reports whether the engines run on a normalized form of the
-// type (see Options.Normalize).
+// Plan describes how the engine moves the data: its name, kernel set and
+// the kernel chosen for each primitive (building the plan if no data has
+// moved yet).
+func (c *Committed) Plan() string { return c.eng.String() }
+
+// Normalized reports whether the engines run the program of a normalized
+// form of the type (see Normalization).
 func (c *Committed) Normalized() bool { return c.exec != c.t }
 
 // normalized returns t normalized within the commit budget, or t itself if
@@ -206,6 +229,20 @@ func normalized(t *datatype.Type) *datatype.Type {
 // count, seed 004), computed at commit from the type tree.
 func (c *Committed) Signature() sig.Sig { return c.sig }
 
+// SignatureTree is the signature tree of the type (built on first use, in
+// O(nodes)): prefixes, elements and Match against a received message's
+// signature in O(depth · log), the one signature source for receives.
+func (c *Committed) SignatureTree() *sig.Tree {
+	c.treeMu.Do(func() { c.tree = sig.NewTree(c.t) })
+	return c.tree
+}
+
+// MatchSignature checks a message of signature sent against a receive of
+// count instances of the type (sig.Match, with the type's tree).
+func (c *Committed) MatchSignature(sent sig.Sig, count int64) error {
+	return c.SignatureTree().Match(sent, count)
+}
+
 // MessageSignature is the signature of count instances: what a message of
 // count instances carries, checked by the receiver with sig.Match.
 func (c *Committed) MessageSignature(count int64) (sig.Sig, error) {
@@ -218,8 +255,10 @@ func (c *Committed) MessageSignature(count int64) (sig.Sig, error) {
 // Type returns the committed type.
 func (c *Committed) Type() *datatype.Type { return c.t }
 
-// Engine returns the engine the committed type uses.
-func (c *Committed) Engine() Engine { return c.engine }
+// Engine returns the engine the committed type uses: the one asked for,
+// or for Auto the one commit chose (Compiled, or Auto itself when the
+// choice is an engine without a name of its own, such as native code).
+func (c *Committed) Engine() Engine { return c.kind }
 
 // PackSize is the number of bytes Pack produces for count instances.
 func (c *Committed) PackSize(count int64) (int64, error) {
@@ -264,10 +303,20 @@ func (c *Committed) checkImage(op string, n int, origin, count int64) (int64, er
 	return size, nil
 }
 
-// Pack packs count instances from src, whose instance 0 has its origin at
-// byte origin, into dst, and returns the number of bytes written. It is an
-// error, before any byte is written, if the type reaches outside src or dst
-// is too small.
+// Pack and Unpack take their arguments in one order, that of copy:
+//
+//	c.Pack(packed, image, origin, count)   // image → packed
+//	c.Unpack(image, packed, origin, count) // packed → image
+//
+// The destination comes first, the source second, then origin, which always
+// locates instance 0 in the memory image (the byte of the image slice where
+// displacement 0 of instance 0 lies, so types with negative lower bounds
+// work), and the number of instances.
+
+// Pack packs count instances from the memory image src, whose instance 0
+// has its origin at byte origin of src, into dst, and returns the number of
+// bytes written. It is an error, before any byte is written, if the type
+// reaches outside src or dst is too small.
 func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := c.checkImage("pack", len(src), origin, count)
 	if err != nil {
@@ -280,12 +329,13 @@ func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 	return size, nil
 }
 
-// Unpack unpacks count instances from the packed bytes src into dst, whose
-// instance 0 has its origin at byte origin, and returns the number of bytes
-// read. Bytes of dst the type does not cover are left as they were. It is
-// an error, before any byte is written, if the type reaches outside dst or
-// src holds fewer bytes than count instances need.
-func (c *Committed) Unpack(dst []byte, origin int64, src []byte, count int64) (int64, error) {
+// Unpack unpacks count instances from the packed bytes src into the memory
+// image dst, whose instance 0 has its origin at byte origin of dst, and
+// returns the number of bytes read. Bytes of dst the type does not cover
+// are left as they were. It is an error, before any byte is written, if the
+// type reaches outside dst or src holds fewer bytes than count instances
+// need.
+func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := c.checkImage("unpack", len(dst), origin, count)
 	if err != nil {
 		return 0, err
@@ -293,32 +343,18 @@ func (c *Committed) Unpack(dst []byte, origin int64, src []byte, count int64) (i
 	if int64(len(src)) < size {
 		return 0, &BufferError{"unpack", fmt.Sprintf("input holds %d bytes, %d instances need %d", len(src), count, size)}
 	}
-	c.unpackRange(dst, origin, count, 0, src[:size])
+	c.unpackRange(dst, src[:size], origin, count, 0)
 	return size, nil
 }
 
 // packRange and unpackRange run the engine on a range of the packed
 // stream. The caller has checked the whole message against the buffers.
 func (c *Committed) packRange(dst, src []byte, origin, count, from int64) {
-	switch c.engine {
-	case Compiled:
-		c.comp.Pack(dst, src, origin, count, from)
-	case Interpreter:
-		c.interp.Pack(dst, src, origin, count, from)
-	default:
-		ref.Pack(c.t, count, src, origin, from, dst)
-	}
+	c.eng.Pack(dst, src, origin, count, from)
 }
 
-func (c *Committed) unpackRange(dst []byte, origin, count, from int64, src []byte) {
-	switch c.engine {
-	case Compiled:
-		c.comp.Unpack(dst, origin, count, from, src)
-	case Interpreter:
-		c.interp.Unpack(dst, origin, count, from, src)
-	default:
-		ref.Unpack(c.t, count, dst, origin, from, src)
-	}
+func (c *Committed) unpackRange(dst, src []byte, origin, count, from int64) {
+	c.eng.Unpack(dst, src, origin, count, from)
 }
 
 func addOK(a, b int64) (int64, bool) {

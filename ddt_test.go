@@ -3,7 +3,9 @@ package ddt
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ddtlab/ddt/datatype"
@@ -99,7 +101,7 @@ func TestPackMatchesOracle(t *testing.T) {
 			got, o := image(ty, count, 9)
 			exp := bytes.Clone(got)
 			naiveUnpack(ty, count, exp, o, want)
-			if _, err := c.Unpack(got, o, want, count); err != nil || !bytes.Equal(got, exp) {
+			if _, err := c.Unpack(got, want, o, count); err != nil || !bytes.Equal(got, exp) {
 				t.Errorf("%s count %d: unpack differs from oracle (err %v)", name, count, err)
 			}
 		}
@@ -168,10 +170,10 @@ func TestBufferChecks(t *testing.T) {
 		t.Errorf("short output must be rejected, got %v", err)
 	}
 	img := bytes.Repeat([]byte{7}, 40)
-	if _, err := c.Unpack(img, 33, dst, 1); err == nil || !bytes.Equal(img, bytes.Repeat([]byte{7}, 40)) {
+	if _, err := c.Unpack(img, dst, 33, 1); err == nil || !bytes.Equal(img, bytes.Repeat([]byte{7}, 40)) {
 		t.Errorf("unpack outside image must fail before writing: %v", err)
 	}
-	if _, err := c.Unpack(img, 32, dst[:5], 1); err == nil {
+	if _, err := c.Unpack(img, dst[:5], 32, 1); err == nil {
 		t.Errorf("short packed input must be rejected")
 	}
 	if _, err := c.Pack(dst, src, 32, -1); err == nil {
@@ -194,4 +196,80 @@ func TestCommitSignature(t *testing.T) {
 			t.Errorf("%s: message signature %v, want %v (%v)", name, m, want, err)
 		}
 	}
+}
+
+// An Unpacker takes from a longer stream exactly the bytes of its message:
+// Write reports the trailing bytes as a short write, ReadFrom never reads
+// them.
+func TestUnpackerLongerStream(t *testing.T) {
+	i32 := datatype.Of(datatype.Int)
+	col, _ := datatype.Vector(5, 1, 3, i32)
+	c, err := Commit(col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]byte, col.Extent())
+	for i := range src {
+		src[i] = byte(i + 1)
+	}
+	packed := make([]byte, col.Size())
+	if _, err := c.Pack(packed, src, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, len(src))
+	if _, err := c.Unpack(want, packed, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	tail := []byte("trailing bytes")
+	stream := append(slices.Clone(packed), tail...)
+
+	got := make([]byte, len(src))
+	u, _ := c.NewUnpacker(got, 0, 1)
+	n, err := u.Write(stream[:3])
+	if n != 3 || err != nil {
+		t.Fatalf("Write of 3 bytes: %d, %v", n, err)
+	}
+	n, err = u.Write(stream[3:])
+	if n != len(packed)-3 || !errors.Is(err, io.ErrShortWrite) || !u.Done() || !bytes.Equal(got, want) {
+		t.Fatalf("Write past the end: n=%d err=%v done=%v image %v, want %v", n, err, u.Done(), got, want)
+	}
+
+	for _, chunk := range []int{1, 3, 7, 1 << 20} {
+		got := make([]byte, len(src))
+		u, _ := c.NewUnpacker(got, 0, 1)
+		r := &chunkReader{b: stream, k: chunk}
+		n, err := u.ReadFrom(r)
+		if n != int64(len(packed)) || err != nil || !bytes.Equal(got, want) || !bytes.Equal(r.b, tail) {
+			t.Fatalf("chunk %d: ReadFrom = %d, %v; image %v want %v; left %q", chunk, n, err, got, want, r.b)
+		}
+	}
+
+	// a stream that ends early
+	u, _ = c.NewUnpacker(make([]byte, len(src)), 0, 1)
+	if n, err := u.ReadFrom(bytes.NewReader(packed[:5])); n != 5 || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("short stream: %d, %v", n, err)
+	}
+
+	// Packer.WriteTo writes the rest of the message
+	p, _ := c.NewPacker(src, 0, 1)
+	p.Read(make([]byte, 2))
+	var out bytes.Buffer
+	if n, err := io.Copy(&out, p); n != int64(len(packed)-2) || err != nil || !bytes.Equal(out.Bytes(), packed[2:]) {
+		t.Fatalf("WriteTo: %d, %v, %v", n, err, out.Bytes())
+	}
+}
+
+// chunkReader returns at most k bytes a call.
+type chunkReader struct {
+	b []byte
+	k int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.k)], r.b)
+	r.b = r.b[n:]
+	return n, nil
 }

@@ -11,6 +11,12 @@
 // Every call checks once, before writing any byte, that the bytes the type
 // touches lie inside the caller's slices.
 //
+// Pack and Unpack take their arguments in the order of copy: destination,
+// source, then the origin (always that of the memory image) and the count:
+//
+//	c.Pack(packed, image, origin, count)   // image → packed
+//	c.Unpack(image, packed, origin, count) // packed → image
+//
 // Packer and Unpacker produce or consume a message in pieces of any size,
 // splitting anywhere (inside an element too); the concatenation of the
 // pieces equals a whole pack.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/sig"
 )
 
 // randType builds a random type of at most depth levels with small counts,
@@ -108,7 +109,7 @@ func randType(r *rand.Rand, depth int) *datatype.Type {
 	return t
 }
 
-var fastEngines = []Engine{Interpreter, Compiled}
+var fastEngines = []Engine{Interpreter, Compiled, Auto} // Auto: native code when the JIT applies
 
 // checkEngines packs and unpacks count instances of ty with every engine,
 // whole and in random chunks, and compares with the reference engine.
@@ -118,7 +119,8 @@ func checkEngines(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64) {
 }
 
 // checkEnginesWith is checkEngines, committing the fast engines with
-// Options.Normalize set to normalize.
+// Options.Normalize NormalizeAlways if normalize is set, NormalizeNever
+// otherwise.
 func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64, normalize bool) {
 	t.Helper()
 	ref, err := CommitWith(ty, Options{Engine: Reference})
@@ -131,11 +133,15 @@ func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64
 		t.Fatal(err)
 	}
 	wantImg, o := image(ty, count, 9)
-	if _, err := ref.Unpack(wantImg, o, want, count); err != nil {
+	if _, err := ref.Unpack(wantImg, want, o, count); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range fastEngines {
-		c, err := CommitWith(ty, Options{Engine: e, Normalize: normalize})
+		mode := NormalizeNever
+		if normalize {
+			mode = NormalizeAlways
+		}
+		c, err := CommitWith(ty, Options{Engine: e, Normalize: mode, JITNow: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +150,7 @@ func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64
 			t.Fatalf("%v: pack of %d differs from reference (err %v)\nprogram:\n%s\ngot  %v\nwant %v", e, count, err, c.Program(), got, want)
 		}
 		img, _ := image(ty, count, 9)
-		if _, err := c.Unpack(img, o, want, count); err != nil || !bytes.Equal(img, wantImg) {
+		if _, err := c.Unpack(img, want, o, count); err != nil || !bytes.Equal(img, wantImg) {
 			t.Fatalf("%v: unpack of %d differs from reference (err %v)\nprogram:\n%s", e, count, err, c.Program())
 		}
 		// chunked, in order
@@ -295,7 +301,7 @@ func TestTranspackEqualsUnpackOfPack(t *testing.T) {
 		ca.Pack(packed, src, so, 2)
 		want, do := image(b, 2, 5)
 		got := bytes.Clone(want)
-		cb.Unpack(want, do, packed, 2)
+		cb.Unpack(want, packed, do, 2)
 		if _, err := Transpack(cb, got, do, 2, ca, src, so, 2); err != nil {
 			t.Fatal(err)
 		}
@@ -314,4 +320,51 @@ func cb(t *testing.T) *Committed {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestTranspackSignatures: Transpack compares the signatures computed at
+// commit; messages of one size and different basic types, or the same
+// basic types in another order, are refused.
+func TestTranspackSignatures(t *testing.T) {
+	in, fl, db := datatype.Of(datatype.Int), datatype.Of(datatype.Float), datatype.Of(datatype.Double)
+	id, _ := datatype.Struct([]int64{1, 1}, []int64{0, 8}, []*datatype.Type{in, db})
+	di, _ := datatype.Struct([]int64{1, 1}, []int64{0, 8}, []*datatype.Type{db, in})
+	id2, _ := datatype.Contiguous(2, id)
+	commit := func(ty *datatype.Type) *Committed {
+		c, err := Commit(ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	buf := make([]byte, 64)
+	for _, c := range []struct {
+		name             string
+		dst, src         *datatype.Type
+		dstCount, srcCnt int64
+		ok               bool
+	}{
+		{"int as float", fl, in, 1, 1, false},
+		{"(int, double) as (double, int)", di, id, 1, 1, false},
+		{"2 x (int, double) as contiguous(2, (int, double))", id2, id, 1, 2, true},
+		{"uniform, other count", in, in, 2, 2, true},
+	} {
+		_, err := Transpack(commit(c.dst), buf, 0, c.dstCount, commit(c.src), make([]byte, 64), 0, c.srcCnt)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err = %v, want ok = %v", c.name, err, c.ok)
+		}
+	}
+	// the committed type's tree answers like sig.Match
+	c := commit(id2)
+	s, _ := sig.OfCount(id, 1)
+	if err := c.MatchSignature(s, 1); err != nil {
+		t.Errorf("MatchSignature of a prefix: %v", err)
+	}
+	s3, _ := sig.OfCount(id, 3)
+	if err := c.MatchSignature(s3, 1); err == nil {
+		t.Error("MatchSignature of 3 instances into 2 succeeded")
+	}
+	if got, want := c.SignatureTree().Sig(), c.Signature(); got != want {
+		t.Errorf("tree signature %v, commit signature %v", got, want)
+	}
 }

@@ -45,7 +45,7 @@ func checkAgainstOracle(t *testing.T, seed uint64, count int64, chunkSeed uint64
 	exp := bytes.Clone(img)
 	naiveUnpack(ty, count, exp, o, want)
 	whole := bytes.Clone(img)
-	if _, err := c.Unpack(whole, o, want, count); err != nil || !bytes.Equal(whole, exp) {
+	if _, err := c.Unpack(whole, want, o, count); err != nil || !bytes.Equal(whole, exp) {
 		t.Fatalf("seed %d count %d: unpack differs from the oracle (err %v)", seed, count, err)
 	}
 	u, err := c.NewUnpacker(img, o, count)

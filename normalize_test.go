@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/typegen"
 	"github.com/ddtlab/ddt/lang"
@@ -23,7 +24,7 @@ func TestNormalizeMatchesReference(t *testing.T) {
 			ty = typegen.Random(r, typegen.Options{MaxElements: 200, MaxExtent: 1 << 12})
 		}
 		checkEnginesWith(t, r, ty, r.Int64N(4), true)
-		c, err := CommitWith(ty, Options{Normalize: true})
+		c, err := CommitWith(ty, Options{Normalize: NormalizeAlways})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +61,7 @@ func TestNormalizeRowColCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	c, err := CommitWith(ty, Options{Normalize: true})
+	c, err := CommitWith(ty, Options{Normalize: NormalizeAlways})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestNormalizeRowColCommit(t *testing.T) {
 	t.Logf("commit with normalization: %v", time.Since(start))
 	r := rand.New(rand.NewPCG(1, 1))
 	checkEnginesWith(t, r, ty, 2, true)
-	if _, err := CommitWith(datatype.Of(datatype.Int), Options{Normalize: true}); err != nil {
+	if _, err := CommitWith(datatype.Of(datatype.Int), Options{Normalize: NormalizeAlways}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,7 +98,11 @@ func BenchmarkNormalizeRowCol(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, norm := range []bool{false, true} {
-			c, err := CommitWith(ty, Options{Engine: Compiled, Normalize: norm})
+			mode := NormalizeNever
+			if norm {
+				mode = NormalizeAlways
+			}
+			c, err := CommitWith(ty, Options{Engine: Compiled, Normalize: mode})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -124,9 +129,26 @@ func TestAutoNormalizePolicy(t *testing.T) {
 	for k := range displs {
 		displs[k] = int64(k) * 7
 	}
-	regular, _ := datatype.IndexedBlock(1, displs, i) // a vector in disguise
+	disguised, _ := datatype.IndexedBlock(1, displs, i) // a vector in disguise: Compile sees it
+	// a 10 x 10 block of a matrix listed element by element: Compile's
+	// local rewrites leave a list of 100 blocks, the optimizer finds a
+	// vector of vectors
+	grid := make([]int64, 100)
+	for k := range grid {
+		grid[k] = int64(k/10)*1000 + int64(k%10)*7
+	}
+	regular, _ := datatype.IndexedBlock(1, grid, i)
+	// the seed 000 row and column: Compile merges the row and finds the
+	// column's stride
+	rowcol, err := lang.Parse("rowcol.ddt", []byte(rowColIndexedBlock(100)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	vec, _ := datatype.Vector(100, 1, 7, i)
 	long := make([]int64, AutoNormalizeEntries+1)
+	for k := range long {
+		long[k] = int64(k/10)*1000 + int64(k%10)*7
+	}
 	big, _ := datatype.IndexedBlock(1, long, i)
 	rnd := make([]int64, 100)
 	for k := range rnd {
@@ -138,14 +160,17 @@ func TestAutoNormalizePolicy(t *testing.T) {
 		ty   *datatype.Type
 		opts Options
 		want bool
+		ops  []dame.Op // the program's ops from the root down
 	}{
-		{"indexed_block of 100", regular, Options{}, true},
-		{"indexed_block of 100, NoNormalize", regular, Options{NoNormalize: true}, false},
-		{"vector", vec, Options{}, false},
-		{"list too long", big, Options{}, false},
-		{"random list", random, Options{}, false},
-		{"random list, Normalize", random, Options{Normalize: true}, false}, // nothing to gain
-		{"reference engine", regular, Options{Engine: Reference}, false},
+		{"indexed_block in a grid", regular, Options{}, true, []dame.Op{dame.Vector, dame.Vector, dame.ContigFinal}},
+		{"indexed_block in a grid, NormalizeNever", regular, Options{Normalize: NormalizeNever}, false, []dame.Op{dame.BlockIndex, dame.ContigFinal}},
+		{"vector in disguise", disguised, Options{}, false, []dame.Op{dame.Vector, dame.ContigFinal}},
+		{"row and column", rowcol, Options{}, false, []dame.Op{dame.Struct}},
+		{"vector", vec, Options{}, false, []dame.Op{dame.Vector, dame.ContigFinal}},
+		{"list too long", big, Options{}, false, []dame.Op{dame.BlockIndex, dame.ContigFinal}},
+		{"random list", random, Options{}, false, []dame.Op{dame.BlockIndex, dame.ContigFinal}},
+		{"random list, NormalizeAlways", random, Options{Normalize: NormalizeAlways}, false, nil}, // nothing to gain
+		{"reference engine", regular, Options{Engine: Reference}, false, nil},
 	} {
 		cm, err := CommitWith(c.ty, c.opts)
 		if err != nil {
@@ -153,6 +178,14 @@ func TestAutoNormalizePolicy(t *testing.T) {
 		}
 		if cm.Normalized() != c.want {
 			t.Errorf("%s: normalized = %v, want %v", c.name, cm.Normalized(), c.want)
+		}
+		n := cm.Program().Root
+		for k, op := range c.ops {
+			if n == nil || n.Op != op {
+				t.Errorf("%s: program\n%v\nop %d is not %v", c.name, cm.Program(), k, op)
+				break
+			}
+			n = n.Child
 		}
 	}
 }

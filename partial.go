@@ -81,18 +81,73 @@ func (c *Committed) NewUnpacker(dst []byte, origin, count int64) (*Unpacker, err
 }
 
 // Unpack consumes the next bytes of the message from src and returns how
-// many it used; it is an error to give more bytes than the message has left.
+// many it used: all of src, or the bytes the message still lacks if src
+// holds more. In the second case (n < len(src)) it also returns an error
+// that wraps io.ErrShortWrite; the bytes after the message are left for
+// the caller.
 func (u *Unpacker) Unpack(src []byte) (int, error) {
-	if int64(len(src)) > u.total-u.pos {
-		return 0, fmt.Errorf("unpack: %d bytes given, only %d of the %d-byte message remain", len(src), u.total-u.pos, u.total)
+	n := min(int64(len(src)), u.total-u.pos)
+	u.c.unpackRange(u.dst, src[:n], u.origin, u.count, u.pos)
+	u.pos += n
+	if int(n) < len(src) {
+		return int(n), fmt.Errorf("unpack: %d bytes past the end of the %d-byte message: %w", len(src)-int(n), u.total, io.ErrShortWrite)
 	}
-	u.c.unpackRange(u.dst, u.origin, u.count, u.pos, src)
-	u.pos += int64(len(src))
-	return len(src), nil
+	return int(n), nil
 }
 
-// Write implements io.Writer over the packed message.
+// Write implements io.Writer over the packed message: it is Unpack, so a
+// write that runs past the end of the message unpacks what the message
+// needs and returns n < len(b) with an error wrapping io.ErrShortWrite.
 func (u *Unpacker) Write(b []byte) (int, error) { return u.Unpack(b) }
+
+// ReadFrom implements io.ReaderFrom (used by io.Copy): it reads from r
+// until the message is complete or r reports an error, and never asks r
+// for more bytes than the message lacks, so a longer stream is left
+// positioned just after the message. It returns the number of bytes
+// unpacked; an r that ends before the message does gives
+// io.ErrUnexpectedEOF.
+func (u *Unpacker) ReadFrom(r io.Reader) (int64, error) {
+	var buf [32 << 10]byte
+	var total int64
+	for u.pos < u.total {
+		n, err := r.Read(buf[:min(int64(len(buf)), u.total-u.pos)])
+		if n > 0 {
+			u.c.unpackRange(u.dst, buf[:n], u.origin, u.count, u.pos)
+			u.pos += int64(n)
+			total += int64(n)
+		}
+		if err == io.EOF {
+			if u.pos < u.total {
+				return total, fmt.Errorf("unpack: stream ended %d bytes before the end of the %d-byte message: %w", u.total-u.pos, u.total, io.ErrUnexpectedEOF)
+			}
+			break
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// WriteTo implements io.WriterTo (used by io.Copy): it writes the rest of
+// the packed message to w.
+func (p *Packer) WriteTo(w io.Writer) (int64, error) {
+	var buf [32 << 10]byte
+	var total int64
+	for p.pos < p.total {
+		n, _ := p.Pack(buf[:])
+		m, err := w.Write(buf[:n])
+		total += int64(m)
+		if err == nil && m < n {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			p.pos -= int64(n - m) // the bytes w did not take are packed again next time
+			return total, err
+		}
+	}
+	return total, nil
+}
 
 // Pos is the number of bytes unpacked so far.
 func (u *Unpacker) Pos() int64 { return u.pos }

@@ -1,6 +1,9 @@
 package datatype
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Subarray is MPI_Type_create_subarray: the subsizes block at starts of an
 // array of sizes elements of old, in C or Fortran order. Like MPI, the
@@ -41,11 +44,14 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	}
 	var k calc
 	ext := old.Extent()
+	args := func() string {
+		return fmt.Sprintf("sizes=%v, subsizes=%v, starts=%v, extent(oldtype)=%d", sizes, subsizes, starts, ext)
+	}
 	stride := ext // bytes between consecutive indices of dimension dim(j)
 	var disp int64
 	t, err := Contiguous(subsizes[dim(0)], old)
 	if err != nil {
-		return nil, err
+		return nil, lowerErr(c, err, args())
 	}
 	disp = k.mul(starts[dim(0)], stride)
 	for j := 1; j < n; j++ {
@@ -55,18 +61,18 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 			break
 		}
 		if t, err = HVector(subsizes[dim(j)], 1, stride, t); err != nil {
-			return nil, err
+			return nil, lowerErr(c, err, args())
 		}
 	}
 	total := k.mul(stride, sizes[dim(n-1)])
 	if k.err != nil {
-		return nil, overflowErr(c, "array extent")
+		return nil, overflowErr(c, "array extent", args())
 	}
 	if t, err = Struct([]int64{1}, []int64{disp}, []*Type{t}); err != nil {
-		return nil, err
+		return nil, lowerErr(c, err, args())
 	}
 	if t, err = Resized(t, 0, total); err != nil {
-		return nil, err
+		return nil, lowerErr(c, err, args())
 	}
 	r := t.shallow(c, old)
 	r.sizes, r.subsizes, r.starts, r.order = slices.Clone(sizes), slices.Clone(subsizes), slices.Clone(starts), order
@@ -128,7 +134,8 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 				if dargs[i] <= 0 {
 					return nil, argErr(c, "dargs[%d] = %d is not positive", i, dargs[i])
 				}
-				if k.mul(dargs[i], psizes[i]) < gsizes[i] && k.err == nil {
+				// (a product that overflows int64 covers any gsize)
+				if prod, err := mul(dargs[i], psizes[i]); err == nil && prod < gsizes[i] {
 					return nil, argErr(c, "dargs[%d] * psizes[%d] = %d is less than gsizes[%d] = %d",
 						i, i, dargs[i]*psizes[i], i, gsizes[i])
 				}
@@ -141,7 +148,10 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 			return nil, argErr(c, "bad distribution %d", distribs[i])
 		}
 	}
-	if k.err != nil || procs != size {
+	if k.err != nil {
+		return nil, argErr(c, "the process grid psizes=%v has more than 2^63-1 processes, not size %d", psizes, size)
+	}
+	if procs != size {
 		return nil, argErr(c, "the process grid has %d processes, not size %d", procs, size)
 	}
 	// coordinates of rank in the row-major process grid
@@ -155,6 +165,9 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 	// dimension (fastest first), each resized to the whole dimension, so
 	// that bounds and true bounds come out the same.
 	ext := old.Extent()
+	args := func() string {
+		return fmt.Sprintf("gsizes=%v, psizes=%v, extent(oldtype)=%d", gsizes, psizes, ext)
+	}
 	t := old
 	var err error
 	var disp int64    // starting offset, in elements of old
@@ -169,22 +182,22 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 		}
 		scale = k.mul(scale, gsizes[d])
 		if k.err != nil {
-			return nil, overflowErr(c, "array extent")
+			return nil, overflowErr(c, "array extent", args())
 		}
 	}
 	db, err := mul(disp, ext)
 	if err != nil {
-		return nil, overflowErr(c, "displacement")
+		return nil, overflowErr(c, "displacement", args())
 	}
 	if t, err = HIndexedBlock(1, []int64{db}, t); err != nil {
-		return nil, err
+		return nil, lowerErr(c, err, args())
 	}
 	total, err := mul(scale, ext)
 	if err != nil {
-		return nil, overflowErr(c, "array extent")
+		return nil, overflowErr(c, "array extent", args())
 	}
 	if t, err = Resized(t, 0, total); err != nil {
-		return nil, err
+		return nil, lowerErr(c, err, args())
 	}
 	res := t.shallow(c, old)
 	res.nprocs, res.rank, res.order = size, rank, order
@@ -202,10 +215,13 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 // the arguments, never by gsizes.
 func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np, p int64, disp *int64) (*Type, error) {
 	const c = CombinerDarray
+	args := func() string {
+		return fmt.Sprintf("gsize=%d, darg=%d, psize=%d, extent(oldtype)=%d", g, darg, np, ext)
+	}
 	var k calc
 	stride := k.mul(scale, ext) // bytes per index step
 	if k.err != nil {
-		return nil, overflowErr(c, "stride")
+		return nil, overflowErr(c, "stride", args())
 	}
 	textent := t.Extent()
 	var nt *Type
@@ -216,31 +232,34 @@ func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np,
 		if b == DefaultDarg {
 			b = 1
 		}
-		var local int64
-		if firstIdx := k.mul(p, b); k.err == nil && firstIdx <= g-1 {
-			period := k.mul(np, b)
+		var local int64 // indices this process owns
+		if firstIdx, err := mul(p, b); err == nil && firstIdx <= g-1 {
 			span := g - firstIdx
-			local = span/period*b + min(span%period, b)
+			if period, err := mul(np, b); err == nil {
+				local = span/period*b + min(span%period, b)
+			} else {
+				local = min(span, b) // one block per process fits in the dimension at most
+			}
 		}
 		cnt, rem := local/b, local%b
 		cstride := k.mul(k.mul(np, b), stride)
 		if k.err != nil {
-			return nil, overflowErr(c, "stride")
+			return nil, overflowErr(c, "stride", args())
 		}
 		if nt, err = HVector(cnt, b, cstride, t); err != nil {
-			return nil, err
+			return nil, lowerErr(c, err, args())
 		}
 		if rem > 0 {
 			if nt, err = Struct([]int64{1, rem}, []int64{0, k.mul(cnt, cstride)}, []*Type{nt, t}); err != nil {
-				return nil, err
+				return nil, lowerErr(c, err, args())
 			}
 		}
 		if first {
 			if nt, err = HIndexedBlock(1, []int64{k.mul(k.mul(p, b), ext)}, nt); err != nil {
-				return nil, err
+				return nil, lowerErr(c, err, args())
 			}
 			if nt, err = Resized(nt, 0, k.mul(ext, g)); err != nil {
-				return nil, err
+				return nil, lowerErr(c, err, args())
 			}
 		} else if local > 0 {
 			st = k.mul(p, b)
@@ -248,7 +267,7 @@ func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np,
 	} else {
 		b := darg
 		if dist == DistributeNone || b == DefaultDarg {
-			b = (g + np - 1) / np
+			b = (g-1)/np + 1 // ceil(g/np) without overflow; g > 0
 		}
 		mysize := max(0, min(b, g-k.mul(b, p)))
 		if first {
@@ -257,7 +276,7 @@ func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np,
 			nt, err = HVector(mysize, 1, stride, t)
 		}
 		if err != nil {
-			return nil, err
+			return nil, lowerErr(c, err, args())
 		}
 		if mysize > 0 {
 			st = k.mul(b, p)
@@ -265,10 +284,10 @@ func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np,
 	}
 	*disp = k.add(*disp, k.mul(st, scale))
 	if nt, err = Resized(nt, 0, k.mul(g, textent)); err != nil {
-		return nil, err
+		return nil, lowerErr(c, err, args())
 	}
 	if k.err != nil {
-		return nil, overflowErr(c, "displacement")
+		return nil, overflowErr(c, "displacement", args())
 	}
 	return nt, nil
 }

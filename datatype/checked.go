@@ -5,12 +5,24 @@ import (
 	"math/bits"
 )
 
-// errOverflow reports a size or bound that does not fit in int64.
-var errOverflow = errors.New("int64 overflow")
+// ErrOverflow is wrapped by the *ArgError of a constructor whose sizes,
+// bounds or extents do not fit in int64: errors.Is(err, ErrOverflow).
+var ErrOverflow = errors.New("int64 overflow")
+
+// errOverflow is the internal name of ErrOverflow.
+var errOverflow = ErrOverflow
 
 func add(a, b int64) (int64, error) {
 	c := a + b
 	if (c > a) != (b > 0) {
+		return 0, errOverflow
+	}
+	return c, nil
+}
+
+func sub(a, b int64) (int64, error) {
+	c := a - b
+	if (c < a) != (b > 0) {
 		return 0, errOverflow
 	}
 	return c, nil
@@ -38,15 +50,28 @@ func mul(a, b int64) (int64, error) {
 	return int64(lo), nil
 }
 
+// absU is |a| as a uint64; it is exact for every int64, MinInt64 included.
 func absU(a int64) uint64 {
 	if a < 0 {
-		return uint64(-a)
+		return uint64(-a) // for MinInt64, -a wraps to MinInt64, whose uint64 is 2^63
 	}
 	return uint64(a)
 }
 
-// calc accumulates the first overflow of a chain of checked operations.
-type calc struct{ err error }
+// calc accumulates the first overflow of a chain of checked operations and
+// what was being computed when it happened (set with at), for the error.
+type calc struct {
+	err  error
+	what string
+}
+
+// at names the quantity the following operations compute, unless an
+// overflow has already happened.
+func (c *calc) at(what string) {
+	if c.err == nil {
+		c.what = what
+	}
+}
 
 func (c *calc) add(a, b int64) int64 {
 	if c.err != nil {
@@ -61,11 +86,9 @@ func (c *calc) sub(a, b int64) int64 {
 	if c.err != nil {
 		return 0
 	}
-	if b == -1<<63 {
-		c.err = errOverflow
-		return 0
-	}
-	return c.add(a, -b)
+	r, err := sub(a, b)
+	c.err = err
+	return r
 }
 
 func (c *calc) mul(a, b int64) int64 {

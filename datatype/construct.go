@@ -1,25 +1,88 @@
 package datatype
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
 
+// MaxDepth is the deepest type tree the constructors build: a derived
+// type's Depth, and the depth of the simpler types a subarray or darray
+// stands for (see Lower), must not exceed it; a constructor asked for a
+// deeper type returns an *ArgError wrapping ErrTooDeep.
+//
+// Real types nest a handful of levels (a struct of vectors of a subarray is
+// deep), and MPICH's dataloop engine evaluated types on a fixed stack of 16
+// levels; 1024 is far beyond any practical use, yet small enough that every
+// recursive walk over a type (signatures, printing, compiling to DAME,
+// packing) stays within a few hundred kilobytes of stack, and that an
+// adversarial chain of bindings is refused after a thousand types rather
+// than after exhausting memory.
+const MaxDepth = 1024
+
+// ErrTooDeep is wrapped by the *ArgError of a constructor whose result
+// would be deeper than MaxDepth: errors.Is(err, ErrTooDeep).
+var ErrTooDeep = errors.New("type tree too deep")
+
 // ArgError is the error of a constructor called with arguments MPI calls
-// erroneous, or whose sizes or bounds overflow int64.
+// erroneous, whose sizes or bounds overflow int64 (Err is ErrOverflow), or
+// whose result would be deeper than MaxDepth (Err is ErrTooDeep).
 type ArgError struct {
 	Constructor string // for example "vector"
 	Msg         string
+	Err         error // ErrOverflow, ErrTooDeep or nil
 }
 
 func (e *ArgError) Error() string { return e.Constructor + ": " + e.Msg }
+
+// Unwrap returns Err.
+func (e *ArgError) Unwrap() error { return e.Err }
 
 func argErr(c Combiner, format string, a ...any) error {
 	return &ArgError{Constructor: c.String(), Msg: fmt.Sprintf(format, a...)}
 }
 
-func overflowErr(c Combiner, what string) error {
-	return argErr(c, "%s overflows int64", what)
+// overflowErr reports that what overflows int64 when c is built from the
+// arguments described by args.
+func overflowErr(c Combiner, what, args string) error {
+	msg := what + " overflows int64"
+	if args != "" {
+		msg += " (" + args + ")"
+	}
+	return &ArgError{Constructor: c.String(), Msg: msg, Err: ErrOverflow}
+}
+
+// calcErr is overflowErr for the first overflow k recorded.
+func calcErr(c Combiner, k *calc, args string) error {
+	what := k.what
+	if what == "" {
+		what = "a bound"
+	}
+	return overflowErr(c, what, args)
+}
+
+func depthErr(c Combiner, depth int) error {
+	return &ArgError{Constructor: c.String(),
+		Msg: fmt.Sprintf("type tree depth %d exceeds the limit of %d (datatype.MaxDepth)", depth, MaxDepth),
+		Err: ErrTooDeep}
+}
+
+// lowerErr turns the error of a constructor that subarray or darray (c)
+// called to build the type it stands for into an error of c.
+func lowerErr(c Combiner, err error, args string) error {
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Constructor == c.String() {
+		return err
+	}
+	switch ae.Err {
+	case ErrTooDeep:
+		return &ArgError{Constructor: c.String(),
+			Msg: fmt.Sprintf("the type it stands for is deeper than the limit of %d (datatype.MaxDepth)", MaxDepth),
+			Err: ErrTooDeep}
+	case ErrOverflow:
+		return overflowErr(c, "a bound of its "+ae.Constructor+" part", args)
+	}
+	return &ArgError{Constructor: c.String(), Msg: ae.Error(), Err: ae.Err}
 }
 
 func checkOld(c Combiner, old *Type, what string) error {
@@ -29,8 +92,9 @@ func checkOld(c Combiner, old *Type, what string) error {
 	return nil
 }
 
-// finish fills the fields every derived type shares and returns t.
-func newDerived(c Combiner, children ...*Type) *Type {
+// newDerived returns a type of combiner c over children with its depth
+// set, or an error if that depth exceeds MaxDepth.
+func newDerived(c Combiner, children ...*Type) (*Type, error) {
 	t := &Type{combiner: c}
 	for _, ch := range children {
 		t.depth = max(t.depth, ch.depth+1)
@@ -38,7 +102,31 @@ func newDerived(c Combiner, children ...*Type) *Type {
 	if len(children) == 0 {
 		t.depth = 1
 	}
-	return t
+	if t.depth > MaxDepth {
+		return nil, depthErr(c, t.depth)
+	}
+	return t, nil
+}
+
+// checkBounds returns an error if the extent, true extent or data extent
+// of t does not fit in int64, so that every difference of t's bounds (and
+// every displacement of its data relative to another) can be computed.
+func (t *Type) checkBounds(args string) error {
+	switch {
+	case !fits(t.lb, t.ub):
+		return overflowErr(t.combiner, "extent (ub - lb)", args)
+	case !fits(t.trueLB, t.trueUB):
+		return overflowErr(t.combiner, "true extent", args)
+	case !fits(t.dataLB, t.dataUB):
+		return overflowErr(t.combiner, "data extent", args)
+	}
+	return nil
+}
+
+// fits reports whether hi - lo fits in int64.
+func fits(lo, hi int64) bool {
+	_, err := sub(hi, lo)
+	return err == nil
 }
 
 // zerolen turns t into MPICH's zero-length type: everything 0.
@@ -58,7 +146,10 @@ func Contiguous(count int64, old *Type) (*Type, error) {
 	if count < 0 {
 		return nil, argErr(c, "negative count %d", count)
 	}
-	t := newDerived(c, old)
+	t, err := newDerived(c, old)
+	if err != nil {
+		return nil, err
+	}
 	t.count = count
 	t.types = []*Type{old}
 	if count == 0 || old.size == 0 {
@@ -66,15 +157,21 @@ func Contiguous(count int64, old *Type) (*Type, error) {
 	}
 	var k calc
 	ext := old.Extent()
+	k.at("(count-1)*extent(oldtype)")
 	span := k.mul(count-1, ext)
+	k.at("extent")
 	if old.ub >= old.lb {
 		t.lb, t.ub = old.lb, k.add(old.ub, span)
 	} else {
 		t.lb, t.ub = k.add(old.lb, span), old.ub
 	}
 	t.inherit(&k, old, count, span)
+	args := func() string { return fmt.Sprintf("count=%d, extent(oldtype)=%d", count, ext) }
 	if k.err != nil {
-		return nil, overflowErr(c, "extent")
+		return nil, calcErr(c, &k, args())
+	}
+	if err := t.checkBounds(args()); err != nil {
+		return nil, err
 	}
 	t.contig = old.contig && (count == 1 || ext == old.size)
 	return t, nil
@@ -85,11 +182,15 @@ func Contiguous(count int64, old *Type) (*Type, error) {
 // of old instances; spread the extent of the displacements of the data of
 // one old instance relative to the first (may be negative).
 func (t *Type) inherit(k *calc, old *Type, n, spread int64) {
+	k.at("a true bound")
 	t.trueLB = k.add(t.lb, k.sub(old.trueLB, old.lb))
 	t.trueUB = k.add(t.ub, k.sub(old.trueUB, old.ub))
+	k.at("size")
 	t.size = k.mul(n, old.size)
+	k.at("number of elements")
 	t.elements = k.mul(n, old.elements)
 	t.align = old.align
+	k.at("a data bound")
 	if spread < 0 {
 		t.dataLB, t.dataUB = k.add(old.dataLB, spread), old.dataUB
 	} else {
@@ -118,7 +219,10 @@ func vector(c Combiner, count, blocklength, stride int64, old *Type) (*Type, err
 	if blocklength < 0 {
 		return nil, argErr(c, "negative blocklength %d", blocklength)
 	}
-	t := newDerived(c, old)
+	t, err := newDerived(c, old)
+	if err != nil {
+		return nil, err
+	}
 	t.count, t.blocklength, t.stride = count, blocklength, stride
 	t.types = []*Type{old}
 	if count == 0 || old.size == 0 {
@@ -128,10 +232,18 @@ func vector(c Combiner, count, blocklength, stride int64, old *Type) (*Type, err
 	ext := old.Extent()
 	sb := stride
 	if c == CombinerVector {
+		k.at("stride*extent(oldtype)")
 		sb = k.mul(stride, ext)
 	}
+	k.at("(blocklength-1)*extent(oldtype)")
 	blk := k.mul(blocklength-1, ext) // may be -ext for blocklength 0, as in MPICH
+	if c == CombinerVector {
+		k.at("(count-1)*stride*extent(oldtype)")
+	} else {
+		k.at("(count-1)*stride")
+	}
 	str := k.mul(count-1, sb)
+	k.at("extent")
 	switch {
 	case sb >= 0 && ext >= 0:
 		t.lb, t.ub = old.lb, k.add(k.add(old.ub, blk), str)
@@ -142,17 +254,24 @@ func vector(c Combiner, count, blocklength, stride int64, old *Type) (*Type, err
 	default:
 		t.lb, t.ub = k.add(k.add(old.lb, blk), str), old.ub
 	}
+	k.at("count*blocklength")
 	n := k.mul(count, blocklength)
 	t.inherit(&k, old, n, 0)
 	if blocklength > 0 {
 		t.dataLB = k.add(k.add(old.dataLB, min(0, blk)), min(0, str))
 		t.dataUB = k.add(k.add(old.dataUB, max(0, blk)), max(0, str))
 	}
+	args := func() string {
+		return fmt.Sprintf("count=%d, blocklength=%d, stride=%d, extent(oldtype)=%d", count, blocklength, stride, ext)
+	}
 	if k.err != nil {
-		return nil, overflowErr(c, "extent")
+		return nil, calcErr(c, &k, args())
 	}
 	if t.size == 0 {
 		t.dataLB, t.dataUB = 0, 0
+	}
+	if err := t.checkBounds(args()); err != nil {
+		return nil, err
 	}
 	switch {
 	case t.size == 0:
@@ -185,7 +304,9 @@ func (a *blockAcc) block(disp, n int64, old *Type) {
 	}
 	k := &a.k
 	ext := old.Extent()
+	k.at("(blocklength-1)*extent")
 	span := k.mul(n-1, ext)
+	k.at("a bound")
 	var lb, ub int64
 	if old.ub >= old.lb {
 		lb, ub = k.add(old.lb, disp), k.add(k.add(old.ub, disp), span)
@@ -202,8 +323,11 @@ func (a *blockAcc) block(disp, n int64, old *Type) {
 		a.lb, a.ub = min(a.lb, lb), max(a.ub, ub)
 		a.tlb, a.tub = min(a.tlb, tlb), max(a.tub, tub)
 	}
+	k.at("size")
 	a.size = k.add(a.size, k.mul(n, old.size))
+	k.at("number of elements")
 	a.elements = k.add(a.elements, k.mul(n, old.elements))
+	k.at("a data bound")
 	a.algn = max(a.algn, old.align)
 	if old.size > 0 {
 		dlb := k.add(k.add(disp, old.dataLB), min(0, span))
@@ -251,13 +375,19 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 			return nil, argErr(c, "negative blocklength %d at index %d", b, i)
 		}
 	}
-	t := newDerived(c, old)
+	t, err := newDerived(c, old)
+	if err != nil {
+		return nil, err
+	}
 	t.blocklengths, t.displs = slices.Clone(bls), slices.Clone(displs)
 	t.types = []*Type{old}
 	if len(bls) == 0 || old.size == 0 {
 		return t.zerolen(), nil
 	}
 	if t.uniformBlocks(bls, 0, displs, scaleOf(c == CombinerIndexed, old), old) {
+		if err := t.checkBounds(fmt.Sprintf("%d blocks", len(bls))); err != nil {
+			return nil, err
+		}
 		return t, nil
 	}
 	return t.finishBlocks(func(i int) (int64, int64, *Type) {
@@ -284,7 +414,10 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 	if bl < 0 {
 		return nil, argErr(c, "negative blocklength %d", bl)
 	}
-	t := newDerived(c, old)
+	t, err := newDerived(c, old)
+	if err != nil {
+		return nil, err
+	}
 	t.blocklength, t.displs = bl, slices.Clone(displs)
 	t.types = []*Type{old}
 	if bl == 0 && len(displs) > 0 && old.size > 0 {
@@ -293,16 +426,21 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 		// the displacement (its lb side for a non-negative extent).
 		var a blockAcc
 		ext := old.Extent()
-		for _, d := range displs {
+		for i, d := range displs {
 			db := d
 			if c == CombinerIndexedBlock {
+				a.k.at("displacement*extent(oldtype)")
 				db = a.k.mul(d, ext)
 			}
+			a.k.at("a bound")
 			var lb, ub int64
 			if old.ub >= old.lb {
 				lb, ub = a.k.add(old.lb, db), a.k.sub(a.k.add(old.ub, db), ext)
 			} else {
 				lb, ub = a.k.sub(a.k.add(old.lb, db), ext), a.k.add(old.ub, db)
+			}
+			if a.k.err != nil {
+				return nil, calcErr(c, &a.k, blockArgs(i, bl, d, "oldtype", ext))
 			}
 			if !a.found {
 				a.found, a.lb, a.ub = true, lb, ub
@@ -310,16 +448,18 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 				a.lb, a.ub = min(a.lb, lb), max(a.ub, ub)
 			}
 		}
-		if a.k.err != nil {
-			return nil, overflowErr(c, "displacement")
-		}
 		t.lb, t.ub = a.lb, a.ub
+		a.k.at("a true bound")
 		t.trueLB = a.k.add(t.lb, a.k.sub(old.trueLB, old.lb))
 		t.trueUB = a.k.add(t.ub, a.k.sub(old.trueUB, old.ub))
 		t.align = old.align
 		t.contig = true
+		args := fmt.Sprintf("blocklength=%d, %d displacements, extent(oldtype)=%d", bl, len(displs), ext)
 		if a.k.err != nil {
-			return nil, overflowErr(c, "extent")
+			return nil, calcErr(c, &a.k, args)
+		}
+		if err := t.checkBounds(args); err != nil {
+			return nil, err
 		}
 		return t, nil
 	}
@@ -327,6 +467,9 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 		return t.zerolen(), nil
 	}
 	if t.uniformBlocks(nil, bl, displs, scaleOf(c == CombinerIndexedBlock, old), old) {
+		if err := t.checkBounds(fmt.Sprintf("%d blocks", len(displs))); err != nil {
+			return nil, err
+		}
 		return t, nil
 	}
 	return t.finishBlocks(func(i int) (int64, int64, *Type) {
@@ -349,21 +492,35 @@ func (t *Type) finishBlocks(block func(i int) (bl, disp int64, old *Type), n int
 		return t.zerolen(), nil
 	}
 	var a blockAcc
+	oldName := "oldtype"
 	for i := range n {
 		bl, d, old := block(i)
+		if t.combiner == CombinerStruct {
+			oldName = fmt.Sprintf("types[%d]", i)
+		}
+		disp := d
 		if scaled {
+			a.k.at("displacement*extent(oldtype)")
 			d = a.k.mul(d, old.Extent())
 		}
 		a.block(d, bl, old)
-	}
-	if a.k.err != nil {
-		return nil, overflowErr(t.combiner, "a displacement or bound")
+		if a.k.err != nil {
+			return nil, calcErr(t.combiner, &a.k, blockArgs(i, bl, disp, oldName, old.Extent()))
+		}
 	}
 	if !a.found {
 		return t.zerolen(), nil
 	}
 	a.finish(t)
+	if err := t.checkBounds(fmt.Sprintf("%d blocks", n)); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// blockArgs describes block i of a list constructor for an error.
+func blockArgs(i int, bl, disp int64, old string, ext int64) string {
+	return fmt.Sprintf("block %d: blocklength=%d, displacement=%d, extent(%s)=%d", i, bl, disp, old, ext)
 }
 
 // Struct is MPI_Type_create_struct: blocks of blocklengths[i] copies of
@@ -383,9 +540,12 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 			return nil, argErr(c, "types[%d] is nil", i)
 		}
 	}
-	t := newDerived(c, types...)
+	t, err := newDerived(c, types...)
+	if err != nil {
+		return nil, err
+	}
 	t.blocklengths, t.displs, t.types = slices.Clone(blocklengths), slices.Clone(displacementsBytes), slices.Clone(types)
-	t, err := t.finishBlocks(func(i int) (int64, int64, *Type) {
+	t, err = t.finishBlocks(func(i int) (int64, int64, *Type) {
 		return blocklengths[i], displacementsBytes[i], types[i]
 	}, len(types), false, false)
 	if err != nil || t.zero {
@@ -396,16 +556,17 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 		return t.zerolen(), nil
 	}
 	if t.align > 0 && !sameMembers(types) {
+		// finishBlocks checked that ub - lb fits
 		if eps := (t.ub - t.lb) % t.align; eps != 0 {
 			ub, err := add(t.ub, t.align-eps)
 			if err != nil {
-				return nil, overflowErr(c, "extent")
+				return nil, overflowErr(c, "upper bound padded to the alignment", fmt.Sprintf("ub=%d, alignment=%d", t.ub, t.align))
 			}
 			t.ub = ub
 		}
 	}
-	if _, err := add(t.ub, -t.lb); err != nil || t.lb == -1<<63 {
-		return nil, overflowErr(c, "extent")
+	if err := t.checkBounds(fmt.Sprintf("%d blocks, padded to alignment %d", len(types), t.align)); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -461,9 +622,12 @@ func Resized(old *Type, lb, extent int64) (*Type, error) {
 	}
 	ub, err := add(lb, extent)
 	if err != nil {
-		return nil, overflowErr(c, "lb + extent")
+		return nil, overflowErr(c, "lb + extent", fmt.Sprintf("lb=%d, extent=%d", lb, extent))
 	}
-	t := newDerived(c, old)
+	t, err := newDerived(c, old)
+	if err != nil {
+		return nil, err
+	}
 	t.types = []*Type{old}
 	t.lbArg, t.extentArg = lb, extent
 	t.lb, t.ub = lb, ub
@@ -478,6 +642,9 @@ func Dup(old *Type) (*Type, error) {
 	const c = CombinerDup
 	if err := checkOld(c, old, "oldtype"); err != nil {
 		return nil, err
+	}
+	if old.depth+1 > MaxDepth {
+		return nil, depthErr(c, old.depth+1)
 	}
 	t := *old
 	t.combiner = CombinerDup

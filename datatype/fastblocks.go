@@ -4,7 +4,12 @@ package datatype
 // that sums of three of them cannot overflow int64.
 const limit = 1 << 60
 
+// abs64 is |a|, saturated at MaxInt64 (|MinInt64| does not fit), so that
+// comparing it with a bound is always sound.
 func abs64(a int64) int64 {
+	if a == -1<<63 {
+		return 1<<63 - 1
+	}
 	if a < 0 {
 		return -a
 	}

@@ -50,7 +50,7 @@ func TestUniformBlocksMatchesCheckedPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			slow := newDerived(c, old)
+			slow, _ := newDerived(c, old)
 			slow, err = slow.finishBlocks(func(i int) (int64, int64, *Type) { return bl[i], displs[i], old },
 				n, c == CombinerIndexed || c == CombinerIndexedBlock, old.size == 0)
 			if err != nil {

@@ -72,14 +72,22 @@ func (t *Type) walk(base int64, fn func(Basic, int64) bool) bool {
 }
 
 // eachBlock calls fn for each block (displacement, number of old instances
-// extent(old) apart, old) of a contiguous, vector, indexed or struct type, in
-// order, with displacements relative to base.
+// extent(old) apart, old) of a contiguous, vector, indexed or struct type
+// that holds data, in order, with displacements relative to base. Blocks
+// without data (no instances, or an old type of size 0) are skipped in
+// O(1) whatever their count, so that walks cost O(description + data).
 func (t *Type) eachBlock(base int64, fn func(disp, n int64, old *Type) bool) bool {
 	switch t.combiner {
 	case CombinerContiguous:
+		if t.types[0].size == 0 {
+			return true
+		}
 		return fn(base, t.count, t.types[0])
 	case CombinerVector, CombinerHVector:
 		old := t.types[0]
+		if old.size == 0 || t.blocklength == 0 {
+			return true
+		}
 		sb := t.stride
 		if t.combiner == CombinerVector {
 			sb *= old.Extent()
@@ -91,6 +99,9 @@ func (t *Type) eachBlock(base int64, fn func(disp, n int64, old *Type) bool) boo
 		}
 	case CombinerIndexed, CombinerHIndexed, CombinerIndexedBlock, CombinerHIndexedBlock:
 		old := t.types[0]
+		if old.size == 0 {
+			return true
+		}
 		scale := int64(1)
 		if t.combiner == CombinerIndexed || t.combiner == CombinerIndexedBlock {
 			scale = old.Extent()
@@ -106,7 +117,7 @@ func (t *Type) eachBlock(base int64, fn func(disp, n int64, old *Type) bool) boo
 		}
 	case CombinerStruct:
 		for i, d := range t.displs {
-			if t.blocklengths[i] > 0 && !fn(base+d, t.blocklengths[i], t.types[i]) {
+			if t.blocklengths[i] > 0 && t.types[i].size > 0 && !fn(base+d, t.blocklengths[i], t.types[i]) {
 				return false
 			}
 		}

@@ -51,20 +51,23 @@ func TestDraw(t *testing.T) {
 }
 
 func TestDrawServeErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"draw"},
-		{"draw", "testdata/rowcol.ddt", "--count", "-2"},
-		{"draw", "testdata/rowcol.ddt", "--count", "0"},
-		{"draw", "testdata/rowcol.ddt", "--width", "-1"},
-		{"draw", "testdata/rowcol.ddt", "--cols", "100000"},
-		{"draw", "testdata/none.ddt"},
-		{"draw", "testdata/rowcol.ddt", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.svg")},
-		{"serve", "extra"},
-		{"serve", "--src", "/"},
+	for _, c := range []struct {
+		status int
+		args   []string
+	}{
+		{2, []string{"draw"}},
+		{2, []string{"draw", "testdata/rowcol.ddt", "--count", "-2"}},
+		{2, []string{"draw", "testdata/rowcol.ddt", "--count", "0"}},
+		{2, []string{"draw", "testdata/rowcol.ddt", "--width", "-1"}},
+		{2, []string{"draw", "testdata/rowcol.ddt", "--cols", "100000"}},
+		{1, []string{"draw", "testdata/none.ddt"}},
+		{1, []string{"draw", "testdata/rowcol.ddt", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.svg")}},
+		{2, []string{"serve", "extra"}},
+		{1, []string{"serve", "--src", "/"}},
 	} {
-		_, errs, st := cli(t, "", args...)
-		if st != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || errs == "" {
-			t.Errorf("%v: status %d, stderr %q", args, st, errs)
+		_, errs, st := cli(t, "", c.args...)
+		if st != c.status || strings.Count(strings.TrimSpace(errs), "\n") != 0 || errs == "" {
+			t.Errorf("%v: status %d (want %d), stderr %q", c.args, st, c.status, errs)
 		}
 	}
 	_, errs, st := cli(t, "resized(int, 0, 4611686018427387904)", "draw", "-", "--count", "3")

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ddtlab/ddt/lang"
 )
@@ -14,13 +15,14 @@ func init() {
 
 func runExport(e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	lng := fs.String("lang", "c", "output language (c)")
-	name := fs.String("name", "newtype", "name of the C variable that holds the type")
-	t, err := typeArg(e, "export", fs, args, func() error {
-		if *lng != "c" {
-			return &usageError{fmt.Sprintf("unsupported --lang %q (supported: c)", *lng)}
+	lng := fs.String("lang", "c", "output `language`: c (any case)")
+	name := fs.String("name", "newtype", "`name` of the C variable that holds the type")
+	t, err := typeArg(e, "export", fs, args, func(string) error {
+		switch strings.ToLower(*lng) {
+		case "c":
+			return nil
 		}
-		return nil
+		return &usageError{fmt.Sprintf("unsupported --lang %q (supported: c)", clipMsg(*lng))}
 	})
 	if err != nil {
 		return err

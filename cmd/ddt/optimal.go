@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -68,6 +69,9 @@ func runReconstruct(e *env, args []string) error {
 	}
 	m, err := optimal.ParseTypeMap(r)
 	done()
+	if errors.Is(err, optimal.ErrTooLong) {
+		return fmt.Errorf("%s: %w; ddt normalize optimizes a larger type from its .ddt description", pos[0], err)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -99,7 +103,7 @@ func runNormalize(e *env, args []string) error {
 	costs := fs.String("cost", "", costHelp)
 	out := fs.String("o", "", "also write the normalized type as a .ddt file (same type map, lb and extent)")
 	opts := optimal.DefaultNormalizeOptions()
-	t, err := typeArg(e, "normalize", fs, args, func() error {
+	t, err := typeArg(e, "normalize", fs, args, func(string) error {
 		var err error
 		if opts.Cost, err = optimal.ParseCost(*costs); err != nil {
 			return &usageError{"--cost: " + err.Error()}

@@ -303,7 +303,7 @@ func RandomTypesSeed(c comm.Communicator, seed uint64, n int) error {
 		if _, err := t.Pack(packed, src.Data, src.Origin, count); err != nil {
 			return err
 		}
-		if _, err := t.Unpack(want, dst.Origin, packed, count); err != nil {
+		if _, err := t.Unpack(want, packed, dst.Origin, count); err != nil {
 			return err
 		}
 		st, err := c.Recv(dst, 0, 600+i%100)

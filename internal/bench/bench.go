@@ -242,7 +242,7 @@ func measure(l layout, engines []ddt.Engine, sample float64) (Row, error) {
 		if _, err := c.Pack(pk, src, l.origin, l.count); err != nil {
 			return r, err
 		}
-		fns = append(fns, func() { c.Pack(pk, src, l.origin, l.count) }, func() { c.Unpack(dst, l.origin, pk, l.count) })
+		fns = append(fns, func() { c.Pack(pk, src, l.origin, l.count) }, func() { c.Unpack(dst, pk, l.origin, l.count) })
 		names = append(names, e.String(), e.String())
 	}
 	if l.manPack != nil {

@@ -89,7 +89,7 @@ func BenchmarkSmall(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(c.packed)
 			for b.Loop() {
-				ct.Unpack(src, 0, pk, c.count)
+				ct.Unpack(src, pk, 0, c.count)
 			}
 		})
 		b.Run("op=manual/layout="+c.id, func(b *testing.B) {

@@ -45,7 +45,7 @@ func TestDDTBench(t *testing.T) {
 				t.Errorf("%s %v: crc32 %#08x, want %#08x", name, e, crc, o.CRC32)
 			}
 			img := make([]byte, len(arena))
-			if _, err := c.Unpack(img, o.Base, out, o.Count); err != nil {
+			if _, err := c.Unpack(img, out, o.Base, o.Count); err != nil {
 				t.Fatal(err)
 			}
 			again := make([]byte, o.Packed)

@@ -518,7 +518,7 @@ func runMPCase(w io.Writer, c mpCase, e ddt.Engine) error {
 	if i := firstDiff(pk, ref); i >= 0 {
 		check = append(check, fmt.Sprintf("pack@%d", i))
 	}
-	if _, err := ct.Unpack(dst, 0, pk, c.count); err != nil {
+	if _, err := ct.Unpack(dst, pk, 0, c.count); err != nil {
 		return fmt.Errorf("%s %s: unpack: %v", c.id, c.size, err)
 	}
 	tmp := make([]byte, c.packed)
@@ -543,7 +543,7 @@ func runMPCase(w io.Writer, c mpCase, e ddt.Engine) error {
 	st := benchMulti([]func(){
 		func() { copy(mb, ma) },
 		func() { ct.Pack(pk, src, 0, c.count) },
-		func() { ct.Unpack(dst, 0, pk, c.count) },
+		func() { ct.Unpack(dst, pk, 0, c.count) },
 	}, 12, 2.5e-3)
 	// commit: median over create + commit cycles
 	var cm, cy []float64

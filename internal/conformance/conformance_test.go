@@ -472,7 +472,7 @@ func checkEngine(t *datatype.Type, count int64, packed, img []byte, lo, hi int64
 	for i := range got {
 		got[i] = pattern(lo+int64(i), 3)
 	}
-	if _, err := c.Unpack(got, -lo, in, count); err != nil {
+	if _, err := c.Unpack(got, in, -lo, count); err != nil {
 		return fmt.Sprintf("ddt.Unpack count %d: %v", count, err)
 	}
 	if !bytes.Equal(got, img) {

@@ -8,6 +8,9 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ddtlab/ddt/dame"
@@ -25,10 +28,13 @@ const (
 	kMoves              // a few small blocks of bytes: a precompiled move list
 )
 
+var kindNames = [...]string{"leaf", "line", "gather", "blocks", "vector", "loop", "moves"}
+
 // cnode is a program node with its kernel chosen.
 type cnode struct {
 	n      *dame.Node
 	kind   kind
+	lv     Level // kernel set
 	size   int
 	L      int // element bytes of final kernels (kIndexF: of the child, the unit of lens)
 	count  int
@@ -40,21 +46,88 @@ type cnode struct {
 	mv     *moveList // kMoves
 }
 
-// Compiled runs a program with specialized kernels. It is immutable and
-// safe for concurrent use.
+// Compiled runs a program with kernels chosen per primitive by its shape
+// and sizes. It is immutable and safe for concurrent use; the kernel plan
+// is built on first use, so committing a type that never moves data costs
+// nothing here.
 type Compiled struct {
 	p    *dame.Program
+	lv   Level
+	once sync.Once
 	root *cnode
 }
 
-// NewCompiled chooses the kernels of p. Its cost is linear in the number of
-// nodes: the block lists of the program are shared, not copied.
-func NewCompiled(p *dame.Program) *Compiled {
-	c := &Compiled{p: p}
-	if p.Root != nil {
-		c.root = compile(p.Root)
+// NewCompiled returns the compiled engine of p with kernel set l. Choosing
+// the kernels costs time linear in the number of nodes (the block lists of
+// the program are shared, not copied) and happens on first use.
+func NewCompiled(p *dame.Program, l Level) *Compiled {
+	return &Compiled{p: p, lv: l}
+}
+
+// plan returns the root of the kernel plan, building it on first use.
+func (e *Compiled) plan() *cnode {
+	e.once.Do(func() {
+		if e.p.Root != nil {
+			e.root = compile(e.p.Root, e.lv)
+		}
+	})
+	return e.root
+}
+
+// String is the kernel plan: one line per primitive, the kernel that runs
+// it and its parameters, indented by depth.
+func (e *Compiled) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "compiled %v\n", e.lv)
+	if r := e.plan(); r != nil {
+		r.dump(&b, 1, map[*cnode]bool{})
 	}
-	return c
+	return b.String()
+}
+
+func (c *cnode) dump(b *strings.Builder, d int, seen map[*cnode]bool) {
+	name := kindNames[c.kind]
+	switch c.kind {
+	case kLeaf:
+		indent(b, d, "%s L=%d", name, c.L)
+	case kVecF:
+		indent(b, d, "%s n=%d stride=%d L=%d", name, c.count, c.stride, c.L)
+	case kGather:
+		indent(b, d, "%s n=%d L=%d", name, len(c.offs), c.L)
+	case kIndexF:
+		indent(b, d, "%s n=%d unit=%d", name, len(c.offs), c.L)
+	case kMoves:
+		indent(b, d, "%s exact=%d fast=%d size=%d", name, len(c.mv.exact), len(c.mv.fast), c.mv.size)
+	case kVec:
+		if c.transposable() {
+			name = "transpose"
+		}
+		indent(b, d, "%s n=%d stride=%d", name, c.count, c.stride)
+		c.kid.dump(b, d+1, seen)
+	case kBlocks:
+		indent(b, d, "%s n=%d", name, len(c.offs))
+		if c.kids == nil {
+			c.kid.dump(b, d+1, seen)
+			return
+		}
+		for i, k := range c.kids {
+			if i > 0 && k == c.kids[i-1] {
+				continue
+			}
+			if seen[k] {
+				indent(b, d+1, "(shared)")
+				continue
+			}
+			seen[k] = true
+			k.dump(b, d+1, seen)
+		}
+	}
+}
+
+// Segments lists the memory runs of the packed bytes [from, end) of count
+// instances (see Engine); it walks the program like the interpreter.
+func (e *Compiled) Segments(count, from int64, yield func(off, n int64) bool) {
+	segments(e.p, count, from, yield)
 }
 
 // Move lists apply to final nodes of at most maxMoveBlocks blocks of at
@@ -64,8 +137,8 @@ const (
 	maxMoveBlock  = 64
 )
 
-func compile(n *dame.Node) *cnode {
-	c := &cnode{n: n, size: int(n.Size)}
+func compile(n *dame.Node, lv Level) *cnode {
+	c := &cnode{n: n, lv: lv, size: int(n.Size)}
 	leafChild := n.IsFinal() && n.Child.Extent == n.Child.Size
 	switch {
 	case n.Op == dame.ContigFinal:
@@ -81,7 +154,7 @@ func compile(n *dame.Node) *cnode {
 			c.kind, c.L = kVecF, int(bl*n.Child.Size)
 			return c
 		}
-		c.kind, c.kid = kVec, compile(n.Child)
+		c.kind, c.kid = kVec, compile(n.Child, lv)
 		return c
 	case n.Op == dame.BlockIndex && (n.Blocklen == 1 || leafChild) && n.IsFinal():
 		c.kind, c.L, c.offs = kGather, int(n.Blocklen*n.Child.Size), n.Disps
@@ -126,14 +199,14 @@ func compile(n *dame.Node) *cnode {
 		}
 	}
 	if n.Op != dame.Struct {
-		c.kid = compile(n.Child)
+		c.kid = compile(n.Child, lv)
 		return c
 	}
 	c.kids = make([]*cnode, nb)
 	memo := map[*dame.Node]*cnode{}
 	for i, ch := range n.Children {
 		if memo[ch] == nil {
-			memo[ch] = compile(ch)
+			memo[ch] = compile(ch, lv)
 		}
 		c.kids[i] = memo[ch]
 	}
@@ -172,9 +245,9 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 			return
 		}
 		if pack {
-			line(p, po, c.L, m, mo, ext, cnt, c.L)
+			line(c.lv, p, po, c.L, m, mo, ext, cnt, c.L)
 		} else {
-			line(m, mo, ext, p, po, c.L, cnt, c.L)
+			line(c.lv, m, mo, ext, p, po, c.L, cnt, c.L)
 		}
 	case kVecF:
 		n, L, s := c.count, c.L, c.stride
@@ -184,23 +257,23 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 		}
 		for k := 0; k < cnt; k++ {
 			if pack {
-				line(p, po+k*n*L, L, m, mo+k*ext, s, n, L)
+				line(c.lv, p, po+k*n*L, L, m, mo+k*ext, s, n, L)
 			} else {
-				line(m, mo+k*ext, s, p, po+k*n*L, L, n, L)
+				line(c.lv, m, mo+k*ext, s, p, po+k*n*L, L, n, L)
 			}
 		}
 	case kMoves:
 		c.mv.run(pack, m, mo, p, po, cnt, ext)
 	case kGather:
-		if useAsm && !wordGather(c.L) {
+		if c.lv > LevelGo && !wordGather(c.L) {
 			if c.size == 0 {
 				return
 			}
 			for k := 0; k < cnt; k++ {
 				if pack {
-					gatherFixed(at(p, po+k*c.size), m, mo+k*ext, c.offs, c.L)
+					gatherFixed(c.lv, at(p, po+k*c.size), m, mo+k*ext, c.offs, c.L)
 				} else {
-					scatterFixed(m, mo+k*ext, at(p, po+k*c.size), c.offs, c.L)
+					scatterFixed(c.lv, m, mo+k*ext, at(p, po+k*c.size), c.offs, c.L)
 				}
 			}
 			return
@@ -213,15 +286,15 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 			}
 		}
 	case kIndexF:
-		if useAsm {
+		if c.lv > LevelGo {
 			if c.size == 0 {
 				return
 			}
 			for k := 0; k < cnt; k++ {
 				if pack {
-					gatherBlocks(at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens, c.L)
+					gatherBlocks(c.lv, at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens, c.L)
 				} else {
-					scatterBlocks(m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens, c.L)
+					scatterBlocks(c.lv, m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens, c.L)
 				}
 			}
 			return
@@ -305,9 +378,9 @@ func runRange(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, p
 					run(c.kid, pack, m, mo+i*c.stride, p, po, cnt, c.stride)
 				} else {
 					if pack {
-						line(p, po, c.L, m, mo+i*c.stride, c.stride, cnt, c.L)
+						line(c.lv, p, po, c.L, m, mo+i*c.stride, c.stride, cnt, c.L)
 					} else {
-						line(m, mo+i*c.stride, c.stride, p, po, c.L, cnt, c.L)
+						line(c.lv, m, mo+i*c.stride, c.stride, p, po, c.L, cnt, c.L)
 					}
 				}
 				po += cnt * bs
@@ -377,17 +450,19 @@ func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
 // Pack writes the packed bytes [from, from+len(dst)) of count instances
 // from src, whose instance 0 has its origin at byte origin, into dst.
 func (e *Compiled) Pack(dst, src []byte, origin, count, from int64) {
-	if len(dst) == 0 || e.root == nil {
+	r := e.plan()
+	if len(dst) == 0 || r == nil {
 		return
 	}
-	rangeMany(e.root, true, ptr(src), int(origin+e.p.Off), ptr(dst), 0, int(count), int(e.p.Extent), int(from), int(from)+len(dst))
+	rangeMany(r, true, ptr(src), int(origin+e.p.Off), ptr(dst), 0, int(count), int(e.p.Extent), int(from), int(from)+len(dst))
 }
 
 // Unpack reads src, the packed bytes [from, from+len(src)) of count
 // instances, into dst, whose instance 0 has its origin at byte origin.
-func (e *Compiled) Unpack(dst []byte, origin, count, from int64, src []byte) {
-	if len(src) == 0 || e.root == nil {
+func (e *Compiled) Unpack(dst, src []byte, origin, count, from int64) {
+	r := e.plan()
+	if len(src) == 0 || r == nil {
 		return
 	}
-	rangeMany(e.root, false, ptr(dst), int(origin+e.p.Off), ptr(src), 0, int(count), int(e.p.Extent), int(from), int(from)+len(src))
+	rangeMany(r, false, ptr(dst), int(origin+e.p.Off), ptr(src), 0, int(count), int(e.p.Extent), int(from), int(from)+len(src))
 }

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/ddtlab/ddt/dame"
+import (
+	"fmt"
+
+	"github.com/ddtlab/ddt/dame"
+)
 
 // Interp is the DAME interpreter: a stack machine over the program (seed
 // 003 §3.4). A partial pack is described by its State: the stack of
@@ -9,11 +13,15 @@ import "github.com/ddtlab/ddt/dame"
 // packed stream in O(depth · log n) from the cached packed sizes (Start); Step runs
 // the machine from it. Interp is immutable and safe for concurrent use.
 type Interp struct {
-	p *dame.Program
+	p  *dame.Program
+	lv Level
 }
 
-// NewInterp returns the interpreter of p.
-func NewInterp(p *dame.Program) *Interp { return &Interp{p: p} }
+// NewInterp returns the interpreter of p; its strided runs use kernel set l.
+func NewInterp(p *dame.Program, l Level) *Interp { return &Interp{p: p, lv: l} }
+
+// String is the interpreter's plan: the program it runs.
+func (e *Interp) String() string { return fmt.Sprintf("interpreter %v\n%v", e.lv, e.p) }
 
 // frame is one stack entry: instance of n at memory offset mem, at block i,
 // child instance j of that block.
@@ -114,9 +122,9 @@ func (e *Interp) Step(s *State, pack bool, mem, buf []byte, count int64) int {
 					if k > 0 {
 						at, l, st := int(f.mem+f.i*fn.Stride), int(L), int(fn.Stride)
 						if pack {
-							line(ptr(buf), q, l, ptr(mem), at, st, int(k), l)
+							line(e.lv, ptr(buf), q, l, ptr(mem), at, st, int(k), l)
 						} else {
-							line(ptr(mem), at, st, ptr(buf), q, l, int(k), l)
+							line(e.lv, ptr(mem), at, st, ptr(buf), q, l, int(k), l)
 						}
 						q += int(k) * l
 					}
@@ -173,7 +181,7 @@ func (e *Interp) Pack(dst, src []byte, origin, count, from int64) {
 }
 
 // Unpack reads the packed bytes [from, from+len(src)) of count instances.
-func (e *Interp) Unpack(dst []byte, origin, count, from int64, src []byte) {
+func (e *Interp) Unpack(dst, src []byte, origin, count, from int64) {
 	e.Step(e.Start(origin, count, from), false, dst, src, count)
 }
 
@@ -182,6 +190,15 @@ func (e *Interp) Unpack(dst []byte, origin, count, from int64, src []byte) {
 // instances, in packed order, adjacent segments merged, until yield returns
 // false. It walks the program without materializing the list.
 func (e *Interp) Segments(count, from int64, yield func(off, n int64) bool) {
+	segments(e.p, count, from, yield)
+}
+
+// segments is Segments for any engine of p.
+func segments(p *dame.Program, count, from int64, yield func(off, n int64) bool) {
+	if count <= 0 || from < 0 {
+		return
+	}
+	e := Interp{p: p}
 	s := e.Start(0, count, from)
 	var cur, curLen int64
 	for !s.done {

@@ -9,10 +9,10 @@ import (
 
 // The amd64 block kernels use AVX-512 (F, BW, VL) masked moves and BMI2
 // (kern_amd64.s) when the CPU and the OS support them, AVX2 otherwise
-// (kern_avx2_amd64.s), and the Go loops on CPUs without AVX2. The
-// environment variable DDT_NOASM=1 turns them off and DDT_ASM=avx2 selects
-// the AVX2 ones (for tests and measurements); the build tag noasm leaves
-// them out.
+// (kern_avx2_amd64.s), and the Go loops on CPUs without AVX2. Each
+// engine fixes its kernel set (Level) when it is built; the default is
+// DefaultLevel (see there for the environment variables DDT_NOASM and
+// DDT_ASM). The build tag noasm leaves the assembly out.
 
 //go:noescape
 func gatherAVX512(p, m unsafe.Pointer, mo int, offs, lens *int64, n, lstep, es int)
@@ -59,25 +59,23 @@ func cpuLevel() int {
 	return 1
 }
 
-// asmLevel is the kernel set in use: 2 AVX-512, 1 AVX2, 0 none.
-var asmLevel = func() int {
-	l := cpuLevel()
-	switch {
-	case os.Getenv("DDT_NOASM") == "1":
-		return 0
-	case os.Getenv("DDT_ASM") == "avx2":
-		return min(l, 1)
+// defaultLevel is DefaultLevel: the CPU's level, lowered by DDT_NOASM=1
+// or DDT_ASM, read once when the program starts.
+var defaultLevel = func() Level {
+	l := Level(cpuLevel())
+	if os.Getenv("DDT_NOASM") == "1" {
+		return LevelGo
+	}
+	if want, err := ParseLevel(os.Getenv("DDT_ASM")); err == nil {
+		return min(l, want)
 	}
 	return l
 }()
 
-// useAsm selects the assembly kernels.
-var useAsm = asmLevel > 0
-
 // maxAsmBlock is the largest block the strided kernel moves; larger ones
 // go to memmove one at a time (whose rep movsb wins on long blocks).
-func maxAsmBlock() int {
-	if asmLevel == 2 {
+func maxAsmBlock(lv Level) int {
+	if lv == LevelAVX512 {
 		return 4096
 	}
 	return 256
@@ -85,15 +83,15 @@ func maxAsmBlock() int {
 
 // gatherBlocks packs the blocks of lens[i]*es bytes at m+mo+offs[i] one
 // after the other at p.
-func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64, es int) {
+func gatherBlocks(lv Level, p, m unsafe.Pointer, mo int, offs, lens []int64, es int) {
 	if len(offs) > 0 {
 		_ = lens[len(offs)-1] // the kernels read len(offs) lengths
 	}
 	switch {
 	case len(offs) == 0:
-	case asmLevel == 2:
+	case lv == LevelAVX512:
 		gatherAVX512(p, m, mo, &offs[0], &lens[0], len(offs), 8, es)
-	case asmLevel == 0:
+	case lv == LevelGo:
 		gatherBlocksGo(p, m, mo, offs, lens, es)
 	default:
 		gatherAVX2(p, m, mo, &offs[0], &lens[0], len(offs), 8, es)
@@ -102,15 +100,15 @@ func gatherBlocks(p, m unsafe.Pointer, mo int, offs, lens []int64, es int) {
 
 // scatterBlocks unpacks the blocks of lens[i]*es bytes, read one after the
 // other from p, to m+mo+offs[i], in list order.
-func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64, es int) {
+func scatterBlocks(lv Level, m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int64, es int) {
 	if len(offs) > 0 {
 		_ = lens[len(offs)-1] // the kernels read len(offs) lengths
 	}
 	switch {
 	case len(offs) == 0:
-	case asmLevel == 2:
+	case lv == LevelAVX512:
 		scatterAVX512(m, mo, p, &offs[0], &lens[0], len(offs), 8, es)
-	case asmLevel == 0:
+	case lv == LevelGo:
 		scatterBlocksGo(m, mo, p, offs, lens, es)
 	default:
 		scatterAVX2(m, mo, p, &offs[0], &lens[0], len(offs), 8, es)
@@ -118,11 +116,11 @@ func scatterBlocks(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens []int6
 }
 
 // strided copies n blocks of L bytes, block i from s+i*ss to d+i*ds.
-func strided(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {
-	switch asmLevel {
-	case 2:
+func strided(lv Level, d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {
+	switch lv {
+	case LevelAVX512:
 		stridedAVX512(d, ds, s, ss, n, L)
-	case 1:
+	case LevelAVX2:
 		stridedAVX2(d, ds, s, ss, n, L)
 	default:
 		stridedGo(d, ds, s, ss, n, L)
@@ -131,13 +129,13 @@ func strided(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int) {
 
 // gatherFixed packs the blocks of L bytes at m+mo+offs[i] one after the
 // other at p.
-func gatherFixed(p, m unsafe.Pointer, mo int, offs []int64, L int) {
+func gatherFixed(lv Level, p, m unsafe.Pointer, mo int, offs []int64, L int) {
 	l := int64(L)
 	switch {
 	case len(offs) == 0:
-	case asmLevel == 2:
+	case lv == LevelAVX512:
 		gatherAVX512(p, m, mo, &offs[0], &l, len(offs), 0, 1)
-	case asmLevel == 0:
+	case lv == LevelGo:
 		gatherFixedGo(p, m, mo, offs, L)
 	default:
 		gatherAVX2(p, m, mo, &offs[0], &l, len(offs), 0, 1)
@@ -146,13 +144,13 @@ func gatherFixed(p, m unsafe.Pointer, mo int, offs []int64, L int) {
 
 // scatterFixed unpacks the blocks of L bytes, read one after the other
 // from p, to m+mo+offs[i], in list order.
-func scatterFixed(m unsafe.Pointer, mo int, p unsafe.Pointer, offs []int64, L int) {
+func scatterFixed(lv Level, m unsafe.Pointer, mo int, p unsafe.Pointer, offs []int64, L int) {
 	l := int64(L)
 	switch {
 	case len(offs) == 0:
-	case asmLevel == 2:
+	case lv == LevelAVX512:
 		scatterAVX512(m, mo, p, &offs[0], &l, len(offs), 0, 1)
-	case asmLevel == 0:
+	case lv == LevelGo:
 		scatterFixedGo(m, mo, p, offs, L)
 	default:
 		scatterAVX2(m, mo, p, &offs[0], &l, len(offs), 0, 1)

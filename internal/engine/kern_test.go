@@ -33,18 +33,15 @@ func checkGuards(t *testing.T, what string, all, before []byte) {
 
 // kernelsBoth runs f with the Go loops and with each assembly kernel set
 // the CPU supports.
-func kernelsBoth(t *testing.T, f func(t *testing.T)) {
-	prevUse, prevLevel := useAsm, asmLevel
-	defer func() { useAsm, asmLevel = prevUse, prevLevel }()
-	for l := 0; l <= prevLevel; l++ {
-		useAsm, asmLevel = l > 0, l
-		f(t)
+func kernelsBoth(t *testing.T, f func(t *testing.T, lv Level)) {
+	for l := LevelGo; l <= DefaultLevel(); l++ {
+		f(t, l)
 	}
 }
 
 func TestBlockKernels(t *testing.T) { kernelsBoth(t, testBlockKernels) }
 
-func testBlockKernels(t *testing.T) {
+func testBlockKernels(t *testing.T, lv Level) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := range 3000 {
 		nb := 1 + r.IntN(40)
@@ -95,12 +92,12 @@ func testBlockKernels(t *testing.T) {
 		pb, mb := append([]byte(nil), pkAll...), append([]byte(nil), memAll...)
 		if total > 0 {
 			h := len(mem) / 2 // a base inside the slice and a negative offset
-			gatherBlocks(unsafe.Pointer(&pk[0]), unsafe.Pointer(&mem[h]), -h, offs, units, es)
+			gatherBlocks(lv, unsafe.Pointer(&pk[0]), unsafe.Pointer(&mem[h]), -h, offs, units, es)
 		}
 		if !bytes.Equal(pk, want) {
-			t.Fatalf("iter %d asm=%v es=%d: gather mismatch", iter, useAsm, es)
+			t.Fatalf("iter %d level=%v es=%d: gather mismatch", iter, lv, es)
 		}
-		checkFixed(t, r, offs, mem)
+		checkFixed(t, lv, r, offs, mem)
 		checkGuards(t, "gather", pkAll, pb)
 		if !bytes.Equal(memAll, mb) {
 			t.Fatalf("gather wrote its source")
@@ -118,17 +115,17 @@ func testBlockKernels(t *testing.T) {
 		mb = append(mb[:0], memAll...)
 		if len(mem) > 0 {
 			h := len(mem) / 2
-			scatterBlocks(unsafe.Pointer(&mem[h]), -h, unsafe.Pointer(unsafe.SliceData(pk)), offs, units, es)
+			scatterBlocks(lv, unsafe.Pointer(&mem[h]), -h, unsafe.Pointer(unsafe.SliceData(pk)), offs, units, es)
 		}
 		if !bytes.Equal(mem, wantM) {
-			t.Fatalf("iter %d asm=%v es=%d: scatter mismatch", iter, useAsm, es)
+			t.Fatalf("iter %d level=%v es=%d: scatter mismatch", iter, lv, es)
 		}
 		checkGuards(t, "scatter", memAll, mb)
 	}
 }
 
 func TestStridedKernel(t *testing.T) {
-	kernelsBoth(t, func(t *testing.T) {
+	kernelsBoth(t, func(t *testing.T, lv Level) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for iter := range 3000 {
 			L := 1 + r.IntN([]int{16, 70, 200, 600}[iter%4])
@@ -147,10 +144,10 @@ func TestStridedKernel(t *testing.T) {
 			}
 			before := append([]byte(nil), dstAll...)
 			if n > 0 {
-				strided(unsafe.Pointer(&dst[0]), ds, unsafe.Pointer(&src[0]), ss, n, L)
+				strided(lv, unsafe.Pointer(&dst[0]), ds, unsafe.Pointer(&src[0]), ss, n, L)
 			}
 			if !bytes.Equal(dst, want) {
-				t.Fatalf("iter %d asm=%v L=%d n=%d: mismatch", iter, useAsm, L, n)
+				t.Fatalf("iter %d level=%v L=%d n=%d: mismatch", iter, lv, L, n)
 			}
 			checkGuards(t, "strided", dstAll, before)
 		}
@@ -159,7 +156,7 @@ func TestStridedKernel(t *testing.T) {
 
 // checkFixed runs gatherFixed and scatterFixed on blocks of one length at
 // the displacements offs (clamped to mem), against copy.
-func checkFixed(t *testing.T, r *rand.Rand, offs []int64, mem []byte) {
+func checkFixed(t *testing.T, lv Level, r *rand.Rand, offs []int64, mem []byte) {
 	t.Helper()
 	if len(mem) == 0 {
 		return
@@ -175,9 +172,9 @@ func checkFixed(t *testing.T, r *rand.Rand, offs []int64, mem []byte) {
 	for _, o := range os {
 		want = append(want, mem[o:o+int64(L)]...)
 	}
-	gatherFixed(unsafe.Pointer(&pk[0]), unsafe.Pointer(&mem[0]), 0, os, L)
+	gatherFixed(lv, unsafe.Pointer(&pk[0]), unsafe.Pointer(&mem[0]), 0, os, L)
 	if !bytes.Equal(pk, want) {
-		t.Fatalf("asm=%v L=%d: gatherFixed mismatch", useAsm, L)
+		t.Fatalf("level=%v L=%d: gatherFixed mismatch", lv, L)
 	}
 	checkGuards(t, "gatherFixed", pkAll, before)
 	m2, m2All := fenced(r, len(mem))
@@ -186,9 +183,9 @@ func checkFixed(t *testing.T, r *rand.Rand, offs []int64, mem []byte) {
 		copy(wantM[o:o+int64(L)], pk[i*L:(i+1)*L])
 	}
 	before = append(before[:0], m2All...)
-	scatterFixed(unsafe.Pointer(&m2[0]), 0, unsafe.Pointer(&pk[0]), os, L)
+	scatterFixed(lv, unsafe.Pointer(&m2[0]), 0, unsafe.Pointer(&pk[0]), os, L)
 	if !bytes.Equal(m2, wantM) {
-		t.Fatalf("asm=%v L=%d: scatterFixed mismatch", useAsm, L)
+		t.Fatalf("level=%v L=%d: scatterFixed mismatch", lv, L)
 	}
 	checkGuards(t, "scatterFixed", m2All, before)
 }

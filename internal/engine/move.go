@@ -36,7 +36,7 @@ func mv(d, s unsafe.Pointer, n int) {
 
 // line moves n elements of L bytes: element i at d+do+i*ds from s+so+i*ss.
 // Pack and unpack both use it, with the strides swapped.
-func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
+func line(lv Level, d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 	switch L {
 	case 1:
 		lineW[uint8](d, do, ds, s, so, ss, n)
@@ -71,11 +71,11 @@ func line(d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L int) {
 			*(*uint64)(q), *(*uint64)(at(q, 8)), *(*uint64)(at(q, 16)), *(*uint64)(at(q, 24)) = a, b, c, e
 		}
 	default:
-		if useAsm && L <= maxAsmBlock() {
+		if lv > LevelGo && L <= maxAsmBlock(lv) {
 			if n <= 0 {
 				return
 			}
-			strided(at(d, do), ds, at(s, so), ss, n, L)
+			strided(lv, at(d, do), ds, at(s, so), ss, n, L)
 			return
 		}
 		if L < 64 {

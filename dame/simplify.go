@@ -1,0 +1,67 @@
+package dame
+
+// Irregular reports whether p still holds explicit block lists that an
+// optimal reconstruction (package optimal) may shrink: lists of minBlocks
+// to maxBlocks blocks in all (counting shared nodes once) whose gaps mostly
+// repeat — at most a quarter of the consecutive gaps differ from the gap
+// before them — as in a vector or a row and a column listed block by block
+// in an order the local rewrites of Compile do not see through. Compile
+// already merges touching blocks and turns runs of constant length and
+// stride into vectors, so a list that reaches here regular is rare and
+// worth the optimizer's tens of microseconds; random lists (the usual
+// gather lists of applications) are not. It costs O(nodes + blocks) and
+// stops once the blocks pass maxBlocks.
+func Irregular(p *Program, minBlocks, maxBlocks int) bool {
+	if p.Root == nil {
+		return false
+	}
+	var s listStats
+	if !s.add(p.Root, maxBlocks, nil) {
+		return false
+	}
+	return s.entries >= minBlocks && s.breaks*4 <= s.entries
+}
+
+type listStats struct{ entries, breaks int }
+
+// add counts the lists of n's tree; it returns false once they pass max
+// blocks. seen holds the Struct children already counted.
+func (s *listStats) add(n *Node, max int, seen map[*Node]bool) bool {
+	for {
+		switch n.Op {
+		case ContigFinal:
+			return true
+		case BlockIndex, Index, Struct:
+			d := n.Disps
+			s.entries += len(d)
+			if s.entries > max {
+				return false
+			}
+			for i := 2; i < len(d); i++ {
+				if d[i]-d[i-1] != d[i-1]-d[i-2] {
+					s.breaks++
+				}
+			}
+		}
+		if n.Op != Struct {
+			n = n.Child
+			continue
+		}
+		for i, c := range n.Children {
+			if i > 0 && c == n.Children[i-1] {
+				continue
+			}
+			if seen == nil {
+				seen = map[*Node]bool{}
+			}
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			if !s.add(c, max, seen) {
+				return false
+			}
+		}
+		return true
+	}
+}

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ddtlab/ddt/dame"
+)
+
+// Engine moves the bytes of a committed type between a memory image and
+// the packed stream. Every engine executes one dame.Program (the reference
+// engine, the oracle, walks the type tree instead) and is immutable and
+// safe for concurrent use once built.
+//
+// All methods take their arguments in one order: destination, source, the
+// origin of the memory image (the byte of the image slice where
+// displacement 0 of instance 0 lies), the number of instances, and from,
+// the byte of the packed stream where the call starts. A call moves the
+// packed bytes [from, from+len(packed slice)) of count instances, so a
+// partial pack or unpack resumes at any byte with no other state: the
+// resumable state of a Packer is its byte position. The caller (package
+// ddt) has checked that every byte the call touches lies inside the
+// slices; engines do no per-move checks.
+type Engine interface {
+	// Pack writes the packed bytes [from, from+len(dst)) of count instances
+	// of the image src into dst.
+	Pack(dst, src []byte, origin, count, from int64)
+	// Unpack writes src, the packed bytes [from, from+len(src)) of count
+	// instances, into the image dst.
+	Unpack(dst, src []byte, origin, count, from int64)
+	// Segments calls yield with each contiguous memory run (offset from
+	// instance 0's origin, length) of the packed bytes [from, end) of count
+	// instances, in packed order, adjacent runs merged, until yield returns
+	// false.
+	Segments(count, from int64, yield func(off, n int64) bool)
+	// String describes the engine's plan: which kernel runs on which
+	// primitive, one line per primitive, indented like Program.String.
+	String() string
+}
+
+// Level is a set of block kernels: the portable Go loops, or assembly using
+// AVX2 or AVX-512 (amd64). An engine fixes its level when it is built.
+type Level uint8
+
+// Kernel levels.
+const (
+	LevelGo Level = iota
+	LevelAVX2
+	LevelAVX512
+)
+
+var levelNames = [...]string{"go", "avx2", "avx512"}
+
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("Level(%d)", l)
+}
+
+// ParseLevel returns the level with the given name (go, avx2, avx512).
+func ParseLevel(s string) (Level, error) {
+	for i, n := range levelNames {
+		if n == s {
+			return Level(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown kernel set %q (want go, avx2 or avx512)", s)
+}
+
+// MaxLevel is the best kernel set this CPU and build support.
+func MaxLevel() Level { return Level(cpuLevel()) }
+
+// DefaultLevel is the kernel set engines use unless told otherwise: the
+// best the CPU supports, lowered by the environment variables DDT_NOASM=1
+// (Go loops) or DDT_ASM=go|avx2|avx512, read once when the program starts.
+func DefaultLevel() Level { return defaultLevel }
+
+// Choose returns the engine Auto selects for p: the native-code engine
+// when one is linked in (NewNative) and accepts p, otherwise the compiled
+// engine. Its plan is built on first use.
+func Choose(p *dame.Program, l Level) Engine {
+	if NewNative != nil {
+		if e, ok := NewNative(p, l); ok {
+			return e
+		}
+	}
+	return NewCompiled(p, l)
+}
+
+// NewNative, when not nil, builds the native-code (JIT) engine of p, or
+// reports false if it does not apply to p; a package generating machine
+// code sets it in its init function. The engine it returns must satisfy
+// the Engine contract above, including Segments and String (it may
+// delegate them to NewInterp).
+var NewNative func(p *dame.Program, l Level) (Engine, bool)
+
+// indent writes the plan line of a node at depth d.
+func indent(b *strings.Builder, d int, format string, a ...any) {
+	b.WriteString(strings.Repeat("  ", d))
+	fmt.Fprintf(b, format, a...)
+	b.WriteByte('\n')
+}
+
+var (
+	_ Engine = (*Compiled)(nil)
+	_ Engine = (*Interp)(nil)
+	_ Engine = (*Reference)(nil)
+)

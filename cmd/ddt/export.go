@@ -5,27 +5,31 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/lang"
 )
 
 func init() {
-	register(&command{name: "export", args: "--lang c TYPE", summary: "print the MPI C calls that build the type", run: runExport})
+	register(&command{name: "export", args: "--lang c|fortran|python TYPE", summary: "print the MPI calls that build the type (C, Fortran mpi_f08 or Python mpi4py)", run: runExport})
 }
 
 func runExport(e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	lng := fs.String("lang", "c", "output language (c)")
-	name := fs.String("name", "newtype", "name of the C variable that holds the type")
+	lng := fs.String("lang", "c", "output language: c, fortran (mpi_f08) or python (mpi4py)")
+	name := fs.String("name", "newtype", "name of the variable that holds the type")
+	exporters := map[string]func(*datatype.Type, string) (string, error){
+		"c": lang.ExportC, "fortran": lang.ExportFortran, "python": lang.ExportPython,
+	}
 	t, err := typeArg(e, "export", fs, args, func() error {
-		if *lng != "c" {
-			return &usageError{fmt.Sprintf("unsupported --lang %q (supported: c)", *lng)}
+		if exporters[*lng] == nil {
+			return &usageError{fmt.Sprintf("unsupported --lang %q (supported: c, fortran, python)", *lng)}
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	out, err := lang.ExportC(t, *name)
+	out, err := exporters[*lng](t, *name)
 	if err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ func TestExportC(t *testing.T) {
 			t.Errorf("export lacks %q:\n%s", want, out)
 		}
 	}
-	if _, _, st := cli(t, "", "export", "--lang", "fortran", "testdata/rowcol.ddt"); st != 1 {
+	if _, _, st := cli(t, "", "export", "--lang", "cobol", "testdata/rowcol.ddt"); st != 1 {
 		t.Errorf("unsupported language must fail")
 	}
 }

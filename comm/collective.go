@@ -53,8 +53,11 @@ func (c *Comm) Alltoall(send, recv Buffer, tag int) error {
 
 // blocks cuts b into n consecutive blocks of b.Count instances each.
 func blocks(op string, b Buffer, n int) ([]Buffer, error) {
-	if err := b.check(op); err != nil {
-		return nil, err
+	if b.Type == nil {
+		return nil, fmt.Errorf("%s: nil type", op)
+	}
+	if b.Count < 0 {
+		return nil, fmt.Errorf("%s: negative count %d", op, b.Count)
 	}
 	if b.Count > math.MaxInt64/int64(n) {
 		return nil, fmt.Errorf("%s: %d blocks of %d instances overflow", op, n, b.Count)

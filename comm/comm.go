@@ -1,17 +1,19 @@
 package comm
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/ddtlab/ddt"
+	"github.com/ddtlab/ddt/comm/internal/match"
+	"github.com/ddtlab/ddt/sig"
 )
 
 // Wildcards for Recv, Irecv and Probe.
 const (
-	AnySource = -1
-	AnyTag    = -1
+	AnySource = match.AnySource
+	AnyTag    = match.AnyTag
 )
 
 // Undefined is what Status.Count returns when the message is not a whole
@@ -24,78 +26,29 @@ var (
 	ErrTruncate = errors.New("message truncated")       // MPI_ERR_TRUNCATE
 )
 
-// Options configure a World.
-type Options struct {
-	// PacketSize is the size of the packets large messages travel in
-	// (default 64 KiB).
-	PacketSize int
-	// EagerLimit is the largest message that is packed at once and
-	// buffered, so that its send completes immediately (default 16 KiB).
-	EagerLimit int64
+// Communicator is the API that every transport implements: the
+// in-process ranks of a World (*Comm) and, with build tag mpi, real MPI
+// (package comm/mpi). Programs written against it run on either.
+type Communicator interface {
+	// Rank is this rank's number, Size the number of ranks.
+	Rank() int
+	Size() int
+	Send(buf Buffer, dest, tag int) error
+	Recv(buf Buffer, source, tag int) (Status, error)
+	Isend(buf Buffer, dest, tag int) (*Request, error)
+	Irecv(buf Buffer, source, tag int) (*Request, error)
+	Probe(source, tag int) (Status, error)
+	Iprobe(source, tag int) (st Status, ok bool, err error)
+	Sendrecv(sbuf Buffer, dest, stag int, rbuf Buffer, source, rtag int) (Status, error)
+	// SendContext, RecvContext and ProbeContext are the blocking calls
+	// that give up when ctx is done (see Request.WaitContext).
+	SendContext(ctx context.Context, buf Buffer, dest, tag int) error
+	RecvContext(ctx context.Context, buf Buffer, source, tag int) (Status, error)
+	ProbeContext(ctx context.Context, source, tag int) (Status, error)
+	Alltoall(send, recv Buffer, tag int) error
 }
 
-// World is a set of ranks that communicate in one process.
-type World struct {
-	opts  Options
-	boxes []*mailbox
-}
-
-// NewWorld returns a world of n ranks.
-func NewWorld(n int, opts Options) (*World, error) {
-	if n <= 0 {
-		return nil, fmt.Errorf("comm: world size %d is not positive", n)
-	}
-	if opts.PacketSize < 0 || opts.EagerLimit < 0 {
-		return nil, fmt.Errorf("comm: negative packet size %d or eager limit %d", opts.PacketSize, opts.EagerLimit)
-	}
-	if opts.PacketSize == 0 {
-		opts.PacketSize = 64 << 10
-	}
-	if opts.EagerLimit == 0 {
-		opts.EagerLimit = 16 << 10
-	}
-	w := &World{opts: opts, boxes: make([]*mailbox, n)}
-	for i := range w.boxes {
-		w.boxes[i] = newMailbox()
-	}
-	return w, nil
-}
-
-// Size is the number of ranks.
-func (w *World) Size() int { return len(w.boxes) }
-
-// Comm returns the communicator of rank r.
-func (w *World) Comm(r int) *Comm { return &Comm{w: w, rank: r} }
-
-// Run calls fn for every rank on its own goroutine and waits for all; it
-// returns the errors of the ranks that failed, joined.
-func (w *World) Run(fn func(c *Comm) error) error {
-	errs := make([]error, w.Size())
-	var wg sync.WaitGroup
-	for r := range w.boxes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := fn(w.Comm(r)); err != nil {
-				errs[r] = fmt.Errorf("rank %d: %w", r, err)
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// Comm is one rank's view of the world (MPI_COMM_WORLD).
-type Comm struct {
-	w    *World
-	rank int
-}
-
-// Rank is this rank's number.
-func (c *Comm) Rank() int { return c.rank }
-
-// Size is the number of ranks.
-func (c *Comm) Size() int { return c.w.Size() }
+var _ Communicator = (*Comm)(nil)
 
 // Status describes a received (or probed) message.
 type Status struct {
@@ -126,6 +79,11 @@ func (s Status) Count(t *ddt.Committed) int64 {
 // Elements is MPI_Get_elements: the number of basic elements received.
 func (s Status) Elements() int64 { return s.elements }
 
+// NewStatus returns a Status, for other transports of this API.
+func NewStatus(source, tag int, bytes, elements int64) Status {
+	return Status{Source: source, Tag: tag, bytes: bytes, elements: elements}
+}
+
 // Buffer is a typed buffer: count instances of Type in Data, with instance
 // 0's origin at byte Origin of Data.
 type Buffer struct {
@@ -135,29 +93,41 @@ type Buffer struct {
 	Type   *ddt.Committed
 }
 
-func (b Buffer) check(op string) error {
-	if b.Type == nil {
-		return fmt.Errorf("%s: nil type", op)
-	}
-	if b.Count < 0 {
-		return fmt.Errorf("%s: negative count %d", op, b.Count)
-	}
-	return nil
+// Signature is what a transport sends ahead of a message so that the
+// receiver can check it: the signature of the message's basic elements
+// and the packed size.
+type Signature struct {
+	Sig   sig.Sig
+	Bytes int64
 }
 
-// checkPeer checks the rank r and the tag of operation op; wild allows
-// AnySource and AnyTag.
-func (c *Comm) checkPeer(op string, r, tag int, wild bool) error {
-	if !(wild && r == AnySource) && (r < 0 || r >= c.Size()) {
-		return fmt.Errorf("%s: rank %d is outside [0, %d)", op, r, c.Size())
+// SignatureOf is the signature of count instances of t, from the signature
+// t carries since commit.
+func SignatureOf(t *ddt.Committed, count int64) (Signature, error) {
+	size, err := t.PackSize(count)
+	if err != nil {
+		return Signature{}, err
 	}
-	if tag < 0 && !(wild && tag == AnyTag) {
-		return fmt.Errorf("%s: negative tag %d", op, tag)
+	s, err := t.MessageSignature(count)
+	if err != nil {
+		return Signature{}, err
 	}
-	return nil
+	return Signature{Sig: s, Bytes: size}, nil
 }
 
-// NewStatus returns a Status, for other transports of this API.
-func NewStatus(source, tag int, bytes, elements int64) Status {
-	return Status{Source: source, Tag: tag, bytes: bytes, elements: elements}
+// Check reports whether a message with signature s may be received into
+// count instances of t: an error wrapping ErrTruncate if the message is
+// longer, ErrType if its signature is not the prefix of t's of the same
+// length.
+func (s Signature) Check(t *ddt.Committed, count int64) error {
+	err := sig.Match(s.Sig, t.Type(), count)
+	if err == nil {
+		return nil
+	}
+	var te *sig.TruncationError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%w: %d elements (%d bytes) arrived for a receive buffer of %d elements (%d x %s)",
+			ErrTruncate, te.Sent, s.Bytes, te.Capacity, count, t.Type())
+	}
+	return fmt.Errorf("%w: %v", ErrType, err)
 }

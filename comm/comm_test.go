@@ -194,7 +194,7 @@ func TestSendrecvRing(t *testing.T) {
 
 func TestBadArguments(t *testing.T) {
 	w, _ := NewWorld(2, Options{})
-	c := w.Comm(0)
+	c, _ := w.Comm(0)
 	b := ints(1)
 	if err := c.Send(b, 2, 0); err == nil {
 		t.Error("send to rank 2 of 2 must fail")

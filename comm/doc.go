@@ -15,4 +15,22 @@
 // ErrTruncate; in both cases nothing is written to the receive buffer. A
 // message shorter than the receive buffer is checked exactly against the
 // prefix of the receive type's signature.
+//
+// # Errors instead of hangs and crashes
+//
+// World.Run returns, instead of hanging or crashing:
+//   - a *PanicError for a rank function that panics, naming the rank;
+//   - a *StuckError wrapping ErrDeadlock from every wait that can never
+//     complete, as soon as every rank is blocked or finished, naming what
+//     each rank waits for and the messages never received;
+//   - a *StuckError wrapping ErrUnreceived when every rank has finished
+//     and messages were never received or receives never matched.
+//
+// Every blocking call has a variant that gives up when a context is done
+// (SendContext, RecvContext, ProbeContext, Request.WaitContext,
+// WaitAllContext), and World.RunContext interrupts every wait of a run.
+//
+// The matching of messages to receives (envelopes, wildcards,
+// non-overtaking order) and the argument checks are shared with the MPI
+// transport (package comm/mpi) through an internal package.
 package comm

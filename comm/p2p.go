@@ -1,74 +1,61 @@
 package comm
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"math"
 	"sync"
+
+	"github.com/ddtlab/ddt/comm/internal/match"
 )
 
-// Request is a pending nonblocking operation.
-type Request struct {
-	done chan struct{}
-	st   Status
-	err  error
-	poll func() // makes progress, for transports that need it (NewPolledRequest)
+// TagUB is the largest tag of the in-process ranks (MPI_TAG_UB).
+const TagUB = math.MaxInt32
+
+// Comm is one rank's view of a communicator of a World: the world itself
+// (MPI_COMM_WORLD) or one that Split made.
+type Comm struct {
+	w     *World
+	rank  int    // in this communicator
+	group []int  // the world rank of each rank
+	ctx   uint32 // context of point-to-point messages; ctx+1 is the collectives'
+	coll  *Comm  // the same communicator in the collectives' context
+	// next is the smallest context this rank has not used, for Split
+	next *uint32
 }
 
-func newRequest() *Request { return &Request{done: make(chan struct{})} }
-
-func (r *Request) complete(st Status, err error) {
-	r.st, r.err = st, err
-	close(r.done)
-}
-
-// Wait blocks until the operation completes and returns its status and error.
-func (r *Request) Wait() (Status, error) {
-	if r.poll != nil {
-		for {
-			select {
-			case <-r.done:
-				return r.st, r.err
-			default:
-				r.poll()
-			}
-		}
+func newWorldComm(w *World, r int) *Comm {
+	group := make([]int, w.Size())
+	for i := range group {
+		group[i] = i
 	}
-	<-r.done
-	return r.st, r.err
+	return newComm(w, r, group, 0, new(uint32(2)))
 }
 
-// Test reports whether the operation has completed, and if so its status
-// and error.
-func (r *Request) Test() (bool, Status, error) {
-	if r.poll != nil {
-		r.poll()
-	}
-	select {
-	case <-r.done:
-		return true, r.st, r.err
-	default:
-		return false, Status{}, nil
-	}
+func newComm(w *World, r int, group []int, ctx uint32, next *uint32) *Comm {
+	c := &Comm{w: w, rank: r, group: group, ctx: ctx, next: next}
+	cc := *c
+	cc.ctx = ctx + 1
+	c.coll = &cc
+	cc.coll = &cc
+	return c
 }
 
-// WaitAll waits for all requests and returns the first error.
-func WaitAll(reqs ...*Request) error {
-	var first error
-	for _, r := range reqs {
-		if _, err := r.Wait(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
+// Rank is this rank's number.
+func (c *Comm) Rank() int { return c.rank }
+
+// Size is the number of ranks.
+func (c *Comm) Size() int { return len(c.group) }
 
 // message is a send as the receiver's mailbox holds it.
 type message struct {
-	src, tag int
-	hdr      header
-	eager    []byte     // the packed data of an eager message
-	packer   packSource // the data of a rendezvous message
-	sendReq  *Request   // completes when a rendezvous message is delivered
+	src     int // in the communicator
+	hdr     Signature
+	eager   []byte     // the packed data of an eager message
+	packer  packSource // the data of a rendezvous message
+	sendReq *Request   // completes when a rendezvous message is delivered
+	tag     int
 }
 
 // packSource is the sender side of a rendezvous message.
@@ -77,32 +64,32 @@ type packSource interface {
 }
 
 type recvReq struct {
-	src, tag int
-	buf      Buffer
-	req      *Request
+	buf Buffer
+	req *Request
 }
 
-func (r *recvReq) matches(m *message) bool {
-	return (r.src == AnySource || r.src == m.src) && (r.tag == AnyTag || r.tag == m.tag)
-}
-
+// mailbox is the matching state of one world rank.
 type mailbox struct {
-	mu         sync.Mutex
-	arrived    *sync.Cond
-	unexpected []*message // in arrival order
-	posted     []*recvReq // in posting order
+	mu      sync.Mutex
+	q       match.Queue[*message, *recvReq]
+	probers []*Request // blocked probes, woken by every arrival
 }
 
-func newMailbox() *mailbox {
-	b := &mailbox{}
-	b.arrived = sync.NewCond(&b.mu)
-	return b
+func (c *Comm) newRequest(op string, peer, tag int, bytes int64) *Request {
+	r := newRequest()
+	r.w = c.w
+	r.info = opInfo{op: op, rank: c.group[c.rank], peer: peer, tag: tag, bytes: bytes, ctxt: c.ctx}
+	return r
+}
+
+func (c *Comm) checkPeer(op string, peer, tag int, wild bool) error {
+	return match.CheckPeer(op, peer, c.Size(), tag, TagUB, wild)
 }
 
 // Isend starts sending buf to rank dest with tag.
 func (c *Comm) Isend(buf Buffer, dest, tag int) (*Request, error) {
 	const op = "send"
-	if err := buf.check(op); err != nil {
+	if err := match.CheckCount(op, buf.Type == nil, buf.Count); err != nil {
 		return nil, err
 	}
 	if err := c.checkPeer(op, dest, tag, false); err != nil {
@@ -112,12 +99,12 @@ func (c *Comm) Isend(buf Buffer, dest, tag int) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	hdr, err := headerOf(buf.Type, buf.Count, p.Size())
+	hdr, err := SignatureOf(buf.Type, buf.Count)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	m := &message{src: c.rank, tag: tag, hdr: hdr}
-	req := newRequest()
+	req := c.newRequest(op, dest, tag, hdr.Bytes)
 	if p.Size() <= c.w.opts.EagerLimit {
 		m.eager = make([]byte, p.Size())
 		if _, err := p.Pack(m.eager); err != nil && err != io.EOF {
@@ -126,30 +113,42 @@ func (c *Comm) Isend(buf Buffer, dest, tag int) (*Request, error) {
 		req.complete(m.status(), nil)
 	} else {
 		m.packer, m.sendReq = p, req
-	}
-	box := c.w.boxes[dest]
-	box.mu.Lock()
-	for i, r := range box.posted {
-		if r.matches(m) {
-			box.posted = append(box.posted[:i], box.posted[i+1:]...)
-			box.mu.Unlock()
-			c.w.deliver(m, r)
-			return req, nil
+		box := c.w.boxes[c.group[dest]]
+		req.cancel = func() bool {
+			box.mu.Lock()
+			defer box.mu.Unlock()
+			return box.q.Remove(m)
 		}
 	}
-	box.unexpected = append(box.unexpected, m)
-	box.arrived.Broadcast()
+	box := c.w.boxes[c.group[dest]]
+	box.mu.Lock()
+	r, ok := box.q.Arrive(match.Envelope{Context: c.ctx, Source: c.rank, Tag: tag}, m)
+	var probers []*Request
+	if !ok {
+		probers, box.probers = box.probers, nil
+	}
 	box.mu.Unlock()
+	for _, pr := range probers {
+		pr.complete(Status{}, nil)
+	}
+	if ok {
+		c.w.deliver(m, r)
+	}
 	return req, nil
 }
 
 // Send sends buf to rank dest with tag and returns when buf may be reused.
 func (c *Comm) Send(buf Buffer, dest, tag int) error {
+	return c.SendContext(context.Background(), buf, dest, tag)
+}
+
+// SendContext is Send that gives up when ctx is done.
+func (c *Comm) SendContext(ctx context.Context, buf Buffer, dest, tag int) error {
 	r, err := c.Isend(buf, dest, tag)
 	if err != nil {
 		return err
 	}
-	_, err = r.Wait()
+	_, err = r.WaitContext(ctx)
 	return err
 }
 
@@ -157,7 +156,7 @@ func (c *Comm) Send(buf Buffer, dest, tag int) error {
 // AnyTag) into buf.
 func (c *Comm) Irecv(buf Buffer, source, tag int) (*Request, error) {
 	const op = "recv"
-	if err := buf.check(op); err != nil {
+	if err := match.CheckCount(op, buf.Type == nil, buf.Count); err != nil {
 		return nil, err
 	}
 	if err := c.checkPeer(op, source, tag, true); err != nil {
@@ -167,44 +166,55 @@ func (c *Comm) Irecv(buf Buffer, source, tag int) (*Request, error) {
 	if _, err := buf.Type.NewUnpacker(buf.Data, buf.Origin, buf.Count); err != nil {
 		return nil, err
 	}
-	r := &recvReq{src: source, tag: tag, buf: buf, req: newRequest()}
-	box := c.w.boxes[c.rank]
-	box.mu.Lock()
-	for i, m := range box.unexpected {
-		if r.matches(m) {
-			box.unexpected = append(box.unexpected[:i], box.unexpected[i+1:]...)
-			box.mu.Unlock()
-			c.w.deliver(m, r)
-			return r.req, nil
-		}
+	r := &recvReq{buf: buf, req: c.newRequest(op, source, tag, 0)}
+	box := c.w.boxes[c.group[c.rank]]
+	r.req.cancel = func() bool {
+		box.mu.Lock()
+		defer box.mu.Unlock()
+		return box.q.Withdraw(r)
 	}
-	box.posted = append(box.posted, r)
+	box.mu.Lock()
+	_, m, ok := box.q.Post(c.ctx, source, tag, r)
 	box.mu.Unlock()
+	if ok {
+		c.w.deliver(m, r)
+	}
 	return r.req, nil
 }
 
 // Recv receives a message from source (or AnySource) with tag (or AnyTag)
 // into buf.
 func (c *Comm) Recv(buf Buffer, source, tag int) (Status, error) {
+	return c.RecvContext(context.Background(), buf, source, tag)
+}
+
+// RecvContext is Recv that gives up when ctx is done.
+func (c *Comm) RecvContext(ctx context.Context, buf Buffer, source, tag int) (Status, error) {
 	r, err := c.Irecv(buf, source, tag)
 	if err != nil {
 		return Status{}, err
 	}
-	return r.Wait()
+	return r.WaitContext(ctx)
 }
 
 // Sendrecv sends sbuf to dest and receives rbuf from source, concurrently.
 func (c *Comm) Sendrecv(sbuf Buffer, dest, stag int, rbuf Buffer, source, rtag int) (Status, error) {
+	return sendrecv(c, sbuf, dest, stag, rbuf, source, rtag)
+}
+
+// sendrecv is Sendrecv over any transport.
+func sendrecv(c Communicator, sbuf Buffer, dest, stag int, rbuf Buffer, source, rtag int) (Status, error) {
 	rr, err := c.Irecv(rbuf, source, rtag)
 	if err != nil {
 		return Status{}, err
 	}
 	sr, err := c.Isend(sbuf, dest, stag)
 	if err != nil {
+		rr.Wait() // a posted receive cannot be withdrawn everywhere; let it finish
 		return Status{}, err
 	}
 	st, rerr := rr.Wait()
-	if _, err := sr.Wait(); err != nil {
+	if _, err := sr.Wait(); err != nil && rerr == nil {
 		return st, err
 	}
 	return st, rerr
@@ -213,50 +223,73 @@ func (c *Comm) Sendrecv(sbuf Buffer, dest, stag int, rbuf Buffer, source, rtag i
 // Probe blocks until a message from source with tag can be received and
 // returns its status without receiving it.
 func (c *Comm) Probe(source, tag int) (Status, error) {
-	st, _, err := c.probe(source, tag, true)
-	return st, err
+	return c.ProbeContext(context.Background(), source, tag)
+}
+
+// ProbeContext is Probe that gives up when ctx is done.
+func (c *Comm) ProbeContext(ctx context.Context, source, tag int) (Status, error) {
+	for {
+		st, ok, pr, err := c.probe(source, tag, true)
+		if err != nil || ok {
+			return st, err
+		}
+		if _, err := pr.WaitContext(ctx); err != nil {
+			return Status{}, err
+		}
+	}
 }
 
 // Iprobe is the nonblocking Probe: ok reports whether a message is there.
 func (c *Comm) Iprobe(source, tag int) (st Status, ok bool, err error) {
-	return c.probe(source, tag, false)
+	st, ok, _, err = c.probe(source, tag, false)
+	return st, ok, err
 }
 
-func (c *Comm) probe(source, tag int, block bool) (Status, bool, error) {
+// probe looks for a message; if there is none and block is set, it
+// returns a request that completes when the next message arrives.
+func (c *Comm) probe(source, tag int, block bool) (Status, bool, *Request, error) {
 	if err := c.checkPeer("probe", source, tag, true); err != nil {
-		return Status{}, false, err
+		return Status{}, false, nil, err
 	}
-	r := &recvReq{src: source, tag: tag}
-	box := c.w.boxes[c.rank]
+	box := c.w.boxes[c.group[c.rank]]
 	box.mu.Lock()
 	defer box.mu.Unlock()
-	for {
-		for _, m := range box.unexpected {
-			if r.matches(m) {
-				return m.status(), true, nil
+	if _, m, ok := box.q.Probe(c.ctx, source, tag); ok {
+		return m.status(), true, nil, nil
+	}
+	if !block {
+		return Status{}, false, nil, nil
+	}
+	pr := c.newRequest("probe", source, tag, 0)
+	pr.cancel = func() bool {
+		box.mu.Lock()
+		defer box.mu.Unlock()
+		for i, p := range box.probers {
+			if p == pr {
+				box.probers = append(box.probers[:i], box.probers[i+1:]...)
+				return true
 			}
 		}
-		if !block {
-			return Status{}, false, nil
-		}
-		box.arrived.Wait()
+		return false
 	}
+	box.probers = append(box.probers, pr)
+	return Status{}, false, pr, nil
 }
 
 func (m *message) status() Status {
-	return Status{Source: m.src, Tag: m.tag, bytes: m.hdr.bytes, elements: m.hdr.sig.N}
+	return Status{Source: m.src, Tag: m.tag, bytes: m.hdr.Bytes, elements: m.hdr.Sig.N}
 }
 
 // deliver moves matched message m into receive r, checking signatures first.
 func (w *World) deliver(m *message, r *recvReq) {
 	st := m.status()
 	fail := func(err error) {
-		r.req.complete(st, err)
 		if m.sendReq != nil {
 			m.sendReq.complete(st, nil) // the send itself succeeded
 		}
+		r.req.complete(st, err)
 	}
-	if err := m.hdr.check(r.buf.Type.Type(), r.buf.Count); err != nil {
+	if err := m.hdr.Check(r.buf.Type, r.buf.Count); err != nil {
 		fail(fmt.Errorf("recv from rank %d, tag %d: %w", m.src, m.tag, err))
 		return
 	}
@@ -273,13 +306,15 @@ func (w *World) deliver(m *message, r *recvReq) {
 		r.req.complete(st, nil)
 		return
 	}
+	w.startPipe()
 	go w.pipeline(m, r, u, st)
 }
 
 // pipeline moves a rendezvous message in packets: the sender packs packet
 // k+1 while the receiver unpacks packet k.
 func (w *World) pipeline(m *message, r *recvReq, u interface{ Unpack([]byte) (int, error) }, st Status) {
-	size := int(min(int64(w.opts.PacketSize), m.hdr.bytes))
+	defer w.endPipe()
+	size := int(min(int64(w.opts.PacketSize), m.hdr.Bytes))
 	full := make(chan []byte, 2)
 	free := make(chan []byte, 2)
 	free <- make([]byte, size)
@@ -313,10 +348,3 @@ func (w *World) pipeline(m *message, r *recvReq, u interface{ Unpack([]byte) (in
 	}
 	r.req.complete(st, recvErr)
 }
-
-// NewRequest returns a pending request, for other transports of this API;
-// Complete finishes it.
-func NewRequest() *Request { return newRequest() }
-
-// Complete finishes a request made by NewRequest with its status and error.
-func (r *Request) Complete(st Status, err error) { r.complete(st, err) }

@@ -26,8 +26,8 @@ func ExportC(t *datatype.Type, name string) (string, error) {
 	if t == nil {
 		return "", fmt.Errorf("export C: nil type")
 	}
-	if !isCIdent(name) {
-		return "", fmt.Errorf("export C: %q is not a C identifier", name)
+	if err := checkCName(name); err != nil {
+		return "", err
 	}
 	e := &cExporter{name: name, vars: map[*datatype.Type]string{}}
 	// post-order over the DAG: children first, each node once
@@ -294,14 +294,21 @@ var cKeywords = map[string]bool{
 	"_Generic": true, "_Noreturn": true, "_Static_assert": true, "_Thread_local": true,
 }
 
-func isCIdent(s string) bool {
-	if s == "" || cKeywords[s] || strings.HasPrefix(s, "MPI_") || strings.HasPrefix(s, "PMPI_") {
-		return false
+// checkCName reports why name cannot be the variable of an exported type.
+func checkCName(name string) error {
+	q := strconv.Quote(clip(name))
+	switch {
+	case name == "":
+		return fmt.Errorf("export C: empty variable name")
+	case cKeywords[name]:
+		return fmt.Errorf("export C: %s is a C keyword", q)
+	case strings.HasPrefix(name, "MPI_") || strings.HasPrefix(name, "PMPI_"):
+		return fmt.Errorf("export C: %s uses the prefix MPI_ or PMPI_, which the MPI standard reserves for its own names", q)
 	}
-	for i := 0; i < len(s); i++ {
-		if !isLetter(s[i]) && !(i > 0 && isDigit(s[i])) {
-			return false
+	for i := 0; i < len(name); i++ {
+		if !isLetter(name[i]) && !(i > 0 && isDigit(name[i])) {
+			return fmt.Errorf("export C: %s is not a C identifier (letters, digits and _, not starting with a digit)", q)
 		}
 	}
-	return true
+	return nil
 }

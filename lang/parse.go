@@ -1,8 +1,10 @@
 package lang
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/ddtlab/ddt/datatype"
@@ -51,11 +53,30 @@ func (f *File) Lookup(name string) *datatype.Type {
 	return nil
 }
 
+// MaxSourceSize is the largest .ddt source the parser reads: 16 MiB, room
+// for lists of a few million displacements. The limit is checked while
+// reading, so a larger or endless input (a device, a pipe) is refused after
+// MaxSourceSize bytes without holding them. It also bounds the memory of a
+// parse: the densest source ("1,1,1,...") makes 8 Mi list entries, which
+// take about 300 MB to parse and build.
+const MaxSourceSize = 16 << 20
+
+// MaxCalls is the most constructor calls one source may make. Each builds a
+// type that the file keeps, so the limit bounds the memory of a parse (a
+// few hundred bytes per call) independently of how compact the text is.
+const MaxCalls = 1 << 18
+
 // Parse parses the .ddt source src and returns its type, the value of its
 // last statement. name is the file name used in error messages. Errors are
 // of type *Error.
 func Parse(name string, src []byte) (*datatype.Type, error) {
-	f, err := ParseFile(name, src)
+	return ParseReader(name, bytes.NewReader(src))
+}
+
+// ParseReader is Parse reading the source from r, at most MaxSourceSize
+// bytes. It reads only as far as the first error.
+func ParseReader(name string, r io.Reader) (*datatype.Type, error) {
+	f, err := parseFile(name, r)
 	if err != nil {
 		return nil, err
 	}
@@ -65,230 +86,196 @@ func Parse(name string, src []byte) (*datatype.Type, error) {
 // ParseFile parses the .ddt source src into a File. name is the file name
 // used in error messages. Errors are of type *Error.
 func ParseFile(name string, src []byte) (*File, error) {
-	toks, err := lex(name, src)
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{file: name, toks: toks, bound: map[string]Binding{}, later: map[string]Pos{}}
-	stmts, err := p.parseStmts()
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range stmts {
-		if s.name != "" {
-			if _, ok := p.later[s.name]; !ok {
-				p.later[s.name] = s.namePos
-			}
-		}
-	}
+	return parseFile(name, bytes.NewReader(src))
+}
+
+// parseFile parses and evaluates one statement at a time: the parser holds
+// the bindings and the arguments of the constructor calls still open, never
+// a syntax tree of the file.
+func parseFile(name string, r io.Reader) (*File, error) {
+	p := &parser{file: name, lx: newLexer(name, r), bound: map[string]Binding{}}
 	f := &File{Name: name}
 	var last *datatype.Type
-	for _, s := range stmts {
-		if s.name != "" {
-			if datatype.Predefined(s.name) != nil {
-				return nil, p.errf(s.namePos, "cannot bind %s: it is a predefined type", s.name)
+	for {
+		t := p.peek()
+		switch t.kind {
+		case tEOF:
+			if last == nil {
+				return nil, p.errf(t.pos, "no type: the file has no statement")
 			}
-			if b, ok := p.bound[s.name]; ok {
-				return nil, p.errf(s.namePos, "%s is already bound at %v", s.name, b.Pos)
-			}
+			f.Type = last
+			return f, nil
+		case tNewline:
+			p.next()
+			continue
 		}
-		t, err := p.evalType(s.expr)
+		p.cur = ""
+		if t.kind == tName && p.peek2().kind == tEq {
+			if datatype.Predefined(t.text) != nil {
+				return nil, p.errf(t.pos, "cannot bind %s: it is a predefined type", t.text)
+			}
+			if b, ok := p.bound[t.text]; ok {
+				return nil, p.errf(t.pos, "%s is already bound at %v", t.text, b.Pos)
+			}
+			p.cur, p.curPos = t.text, t.pos
+			p.next()
+			p.next()
+		}
+		ty, err := p.typeExpr(func(desc string) error {
+			return p.errf(p.peek().pos, "a statement must be a type expression, not %s", desc)
+		})
 		if err != nil {
 			return nil, err
 		}
-		if s.name != "" {
-			b := Binding{Name: s.name, Pos: s.namePos, Type: t}
-			p.bound[s.name] = b
+		if t := p.next(); t.kind != tNewline && t.kind != tEOF {
+			return nil, p.unexpected(t, "unexpected %s after the statement", t.describe())
+		}
+		if p.cur != "" {
+			b := Binding{Name: p.cur, Pos: p.curPos, Type: ty}
+			p.bound[p.cur] = b
 			f.Bindings = append(f.Bindings, b)
 		}
-		last = t
+		last = ty
 	}
-	if last == nil {
-		return nil, p.errf(toks[len(toks)-1].pos, "no type: the file has no statement")
-	}
-	f.Type = last
-	return f, nil
 }
 
 // maxNesting bounds the nesting of parentheses and brackets, so that no
 // input can exhaust the stack.
 const maxNesting = 1000
 
-type stmt struct {
-	name    string // "" for an unnamed expression
-	namePos Pos
-	expr    *node
-}
-
-type nodeKind uint8
-
-const (
-	nInt   nodeKind = iota
-	nList           // [ ... ]
-	nCall           // CONSTRUCTOR( ... )
-	nIdent          // NAME or WORD
-)
-
-type node struct {
-	kind nodeKind
-	pos  Pos
-	val  int64  // nInt
-	text string // nInt, nIdent, nCall (constructor name)
-	list []*node
-	args []arg
-	end  Pos // nList, nCall: position of the closing bracket
-}
-
-type arg struct {
-	key    string // "" for a positional argument
-	keyPos Pos
-	val    *node
-}
-
 type parser struct {
-	file  string
-	toks  []token
-	i     int
-	depth int
-	bound map[string]Binding // the names bound so far
-	later map[string]Pos     // every name the file binds -> first binding
+	file   string
+	lx     *lexer
+	ahead  [2]token // lookahead
+	nahead int
+	depth  int
+	calls  int
+	bound  map[string]Binding // the names bound so far
+	cur    string             // the name the current statement binds, or ""
+	curPos Pos
 }
 
 func (p *parser) errf(pos Pos, format string, a ...any) *Error {
 	return &Error{File: p.file, Pos: pos, Msg: fmt.Sprintf(format, a...)}
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
+// unexpected is errf for an error about token t, or the lexer's error if t
+// is the token the lexer failed on.
+func (p *parser) unexpected(t token, format string, a ...any) error {
+	if t.kind == tErr {
+		return p.lx.err
+	}
+	return p.errf(t.pos, format, a...)
+}
+
+func (p *parser) fill(n int) {
+	for p.nahead < n {
+		p.ahead[p.nahead] = p.lx.next()
+		p.nahead++
+	}
+}
+
+func (p *parser) peek() token { p.fill(1); return p.ahead[0] }
+
+func (p *parser) peek2() token { p.fill(2); return p.ahead[1] }
 
 func (p *parser) next() token {
-	t := p.toks[p.i]
-	if t.kind != tEOF {
-		p.i++
+	p.fill(1)
+	t := p.ahead[0]
+	if t.kind == tEOF || t.kind == tErr {
+		return t
 	}
+	p.ahead[0] = p.ahead[1]
+	p.nahead--
 	return t
 }
 
-func (p *parser) expect(k tokKind, context string) (token, error) {
-	t := p.next()
-	if t.kind != k {
-		return t, p.errf(t.pos, "expected %s %s, found %s", tokNames[k], context, t.describe())
-	}
-	return t, nil
-}
-
-func (p *parser) parseStmts() ([]stmt, error) {
-	var stmts []stmt
-	for {
-		t := p.peek()
-		switch t.kind {
-		case tEOF:
-			return stmts, nil
-		case tNewline:
-			p.next()
-			continue
-		}
-		var s stmt
-		if t.kind == tName && p.toks[p.i+1].kind == tEq {
-			s.name, s.namePos = t.text, t.pos
-			p.i += 2
-		}
-		e, err := p.parseValue()
-		if err != nil {
-			return nil, err
-		}
-		if e.kind != nCall && e.kind != nIdent {
-			return nil, p.errf(e.pos, "a statement must be a type expression, not %s", e.describe())
-		}
-		s.expr = e
-		if t := p.next(); t.kind != tNewline && t.kind != tEOF {
-			return nil, p.errf(t.pos, "unexpected %s after the statement", t.describe())
-		}
-		stmts = append(stmts, s)
-	}
-}
-
-func (n *node) describe() string {
-	switch n.kind {
-	case nInt:
-		return "an integer"
-	case nList:
-		return "a list"
-	case nCall:
-		return "a type (" + n.text + "(...))"
-	}
-	return "the name " + n.text
-}
-
-func (p *parser) parseValue() (*node, error) {
-	t := p.next()
+// describeValue describes the value that starts at the next token for an
+// error message ("an integer", "a list", ...), or "" if no value starts
+// there.
+func (p *parser) describeValue() string {
+	t := p.peek()
 	switch t.kind {
 	case tInt:
-		return &node{kind: nInt, pos: t.pos, val: t.val, text: t.text}, nil
+		return "an integer"
 	case tLBrack:
-		if err := p.enter(t.pos); err != nil {
-			return nil, err
-		}
-		defer p.leave()
-		n := &node{kind: nList, pos: t.pos}
-		if p.peek().kind == tRBrack {
-			n.end = p.next().pos
-			return n, nil
-		}
-		for {
-			v, err := p.parseValue()
-			if err != nil {
-				return nil, err
-			}
-			n.list = append(n.list, v)
-			c := p.next()
-			if c.kind == tRBrack {
-				n.end = c.pos
-				return n, nil
-			}
-			if c.kind != tComma {
-				return nil, p.errf(c.pos, "expected ',' or ']' in the list opened at %v, found %s", t.pos, c.describe())
-			}
-		}
+		return "a list"
 	case tName:
-		if p.peek().kind != tLParen {
-			return &node{kind: nIdent, pos: t.pos, text: t.text}, nil
+		if p.peek2().kind == tLParen {
+			return "a type (" + clip(t.text) + "(...))"
 		}
-		open := p.next()
-		if err := p.enter(open.pos); err != nil {
-			return nil, err
-		}
-		defer p.leave()
-		n := &node{kind: nCall, pos: t.pos, text: t.text}
-		if p.peek().kind == tRParen {
-			n.end = p.next().pos
-			return n, nil
-		}
-		for {
-			var a arg
-			if k := p.peek(); k.kind == tName && p.toks[p.i+1].kind == tEq {
-				a.key, a.keyPos = k.text, k.pos
-				p.i += 2
-			}
-			v, err := p.parseValue()
-			if err != nil {
-				return nil, err
-			}
-			if a.key == "" {
-				a.keyPos = v.pos
-			}
-			a.val = v
-			n.args = append(n.args, a)
-			c := p.next()
-			if c.kind == tRParen {
-				n.end = c.pos
-				return n, nil
-			}
-			if c.kind != tComma {
-				return nil, p.errf(c.pos, "expected ',' or ')' in the arguments of %s at %v, found %s", t.text, t.pos, c.describe())
-			}
-		}
+		return "the name " + clip(t.text)
 	}
-	return nil, p.errf(t.pos, "expected a value, found %s", t.describe())
+	return ""
+}
+
+// wrongValue returns the error for a value of the wrong kind at the next
+// token: wrong(description), or a syntax error if no value starts there.
+func (p *parser) wrongValue(wrong func(desc string) error) error {
+	if d := p.describeValue(); d != "" {
+		return wrong(d)
+	}
+	t := p.peek()
+	return p.unexpected(t, "expected a value, found %s", t.describe())
+}
+
+// isTypeValue reports whether a type expression (a name or a call) starts
+// at the next token.
+func (p *parser) isTypeValue() bool { return p.peek().kind == tName }
+
+// typeExpr reads and evaluates a type expression; a value of another kind
+// is reported by wrong.
+func (p *parser) typeExpr(wrong func(desc string) error) (*datatype.Type, error) {
+	if !p.isTypeValue() {
+		return nil, p.wrongValue(wrong)
+	}
+	t := p.next()
+	if p.peek().kind == tLParen {
+		return p.call(t)
+	}
+	return p.ident(t)
+}
+
+// ident evaluates the type name t.
+func (p *parser) ident(t token) (*datatype.Type, error) {
+	if ty := datatype.Predefined(t.text); ty != nil {
+		return ty, nil
+	}
+	if b, ok := p.bound[t.text]; ok {
+		return b.Type, nil
+	}
+	if t.text == p.cur {
+		return nil, p.errf(t.pos, "%s is used before it is bound (at %v)", t.text, p.curPos)
+	}
+	if _, ok := ctors[t.text]; ok {
+		return nil, p.errf(t.pos, "constructor %s needs arguments in parentheses", t.text)
+	}
+	if at, ok := p.boundLater(t.text); ok {
+		return nil, p.errf(t.pos, "%s is used before it is bound (at %v)", t.text, at)
+	}
+	return nil, p.errf(t.pos, "undefined type name %s", clip(t.text))
+}
+
+// boundLater reads the rest of the input for a statement that binds name
+// and returns its position. It consumes the input, so it serves only to
+// explain an error.
+func (p *parser) boundLater(name string) (Pos, bool) {
+	start := false
+	for {
+		t := p.next()
+		switch t.kind {
+		case tEOF, tErr:
+			return Pos{}, false
+		case tNewline:
+			start = true
+			continue
+		case tName:
+			if start && t.text == name && p.peek().kind == tEq {
+				return t.pos, true
+			}
+		}
+		start = false
+	}
 }
 
 func (p *parser) enter(pos Pos) error {
@@ -300,6 +287,107 @@ func (p *parser) enter(pos Pos) error {
 }
 
 func (p *parser) leave() { p.depth-- }
+
+// call reads the arguments of the constructor named by t, whose '(' is
+// the next token, and builds the type.
+func (p *parser) call(t token) (*datatype.Type, error) {
+	ctor := t.text
+	params, ok := ctors[ctor]
+	if !ok {
+		if datatype.Predefined(ctor) != nil {
+			return nil, p.errf(t.pos, "%s is a predefined type, not a constructor", ctor)
+		}
+		return nil, p.errf(t.pos, "unknown constructor %s", clip(ctor))
+	}
+	if p.calls++; p.calls > MaxCalls {
+		return nil, p.errf(t.pos, "more than %d constructor calls in one file", MaxCalls)
+	}
+	open := p.next()
+	if err := p.enter(open.pos); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	args := make([]*argVal, len(params))
+	keyed := false
+	npos, nargs := 0, 0
+	if p.peek().kind == tRParen {
+		p.next()
+	} else {
+		for {
+			j := npos
+			if k := p.peek(); k.kind == tName && p.peek2().kind == tEq {
+				keyed = true
+				j = -1
+				for i, pr := range params {
+					if pr.name == k.text {
+						j = i
+					}
+				}
+				if j < 0 {
+					return nil, p.errf(k.pos, "%s: unknown keyword %s (the arguments are %s)", ctor, clip(k.text), paramList(params))
+				}
+				if args[j] != nil {
+					return nil, p.errf(k.pos, "%s: argument %s given twice", ctor, k.text)
+				}
+				p.next()
+				p.next()
+			} else {
+				if keyed {
+					return nil, p.unexpected(k, "%s: positional argument after a keyword argument", ctor)
+				}
+				if npos >= len(params) {
+					return nil, p.unexpected(k, "%s: too many arguments, want %d (%s)", ctor, len(params), paramList(params))
+				}
+				npos++
+			}
+			v, err := p.arg(ctor, params[j])
+			if err != nil {
+				return nil, err
+			}
+			args[j] = v
+			nargs++
+			c := p.next()
+			if c.kind == tRParen {
+				break
+			}
+			if c.kind != tComma {
+				return nil, p.unexpected(c, "expected ',' or ')' in the arguments of %s at %v, found %s", ctor, t.pos, c.describe())
+			}
+		}
+	}
+	var missing []string
+	for j, v := range args {
+		if v == nil {
+			missing = append(missing, params[j].name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, p.errf(t.pos, "%s: missing %s: %d arguments given, want %d (%s)",
+			ctor, strings.Join(missing, ", "), nargs, len(params), paramList(params))
+	}
+	byName := map[string]*argVal{}
+	for j, pr := range params {
+		byName[pr.name] = args[j]
+	}
+	if names := sameLength[ctor]; names != nil {
+		first := byName[names[0]]
+		for _, nm := range names[1:] {
+			if a := byName[nm]; a.n != first.n {
+				return nil, p.errf(a.pos, "%s: %d %s but %d %s", ctor, a.n, nm, first.n, names[0])
+			}
+		}
+	}
+	ty, err := build(ctor, byName)
+	if err != nil {
+		msg := err.Error()
+		var ae *datatype.ArgError
+		if !errors.As(err, &ae) {
+			msg = ctor + ": " + msg
+		}
+		return nil, &Error{File: p.file, Pos: t.pos, Msg: msg, Err: err}
+	}
+	return ty, nil
+}
 
 // Kinds of constructor parameters.
 type kind uint8
@@ -356,180 +444,97 @@ type argVal struct {
 	n        int // list length
 }
 
-func (p *parser) evalType(n *node) (*datatype.Type, error) {
-	switch n.kind {
-	case nIdent:
-		if t := datatype.Predefined(n.text); t != nil {
-			return t, nil
-		}
-		if b, ok := p.bound[n.text]; ok {
-			return b.Type, nil
-		}
-		if at, ok := p.later[n.text]; ok {
-			return nil, p.errf(n.pos, "%s is used before it is bound (at %v)", n.text, at)
-		}
-		if _, ok := ctors[n.text]; ok {
-			return nil, p.errf(n.pos, "constructor %s needs arguments in parentheses", n.text)
-		}
-		return nil, p.errf(n.pos, "undefined type name %s", n.text)
-	case nCall:
-		return p.evalCall(n)
-	}
-	return nil, p.errf(n.pos, "expected a type, found %s", n.describe())
-}
-
-func (p *parser) evalCall(n *node) (*datatype.Type, error) {
-	params, ok := ctors[n.text]
-	if !ok {
-		if datatype.Predefined(n.text) != nil {
-			return nil, p.errf(n.pos, "%s is a predefined type, not a constructor", n.text)
-		}
-		return nil, p.errf(n.pos, "unknown constructor %s", n.text)
-	}
-	vals := make([]*node, len(params))
-	keyed := false
-	npos := 0
-	for _, a := range n.args {
-		if a.key == "" {
-			if keyed {
-				return nil, p.errf(a.val.pos, "%s: positional argument after a keyword argument", n.text)
-			}
-			if npos >= len(params) {
-				return nil, p.errf(a.val.pos, "%s: too many arguments: %d, want %d (%s)",
-					n.text, len(n.args), len(params), paramList(params))
-			}
-			vals[npos] = a.val
-			npos++
-			continue
-		}
-		keyed = true
-		j := -1
-		for k, pr := range params {
-			if pr.name == a.key {
-				j = k
-			}
-		}
-		if j < 0 {
-			return nil, p.errf(a.keyPos, "%s: unknown keyword %s (the arguments are %s)", n.text, a.key, paramList(params))
-		}
-		if vals[j] != nil {
-			return nil, p.errf(a.keyPos, "%s: argument %s given twice", n.text, a.key)
-		}
-		vals[j] = a.val
-	}
-	var missing []string
-	for j, v := range vals {
-		if v == nil {
-			missing = append(missing, params[j].name)
+// arg reads and evaluates the argument for parameter pr of ctor.
+func (p *parser) arg(ctor string, pr param) (*argVal, error) {
+	a := &argVal{pos: p.peek().pos}
+	wrong := func(want string) func(string) error {
+		return func(desc string) error {
+			return p.errf(a.pos, "%s: %s must be %s, not %s", ctor, pr.name, want, desc)
 		}
 	}
-	if len(missing) > 0 {
-		return nil, p.errf(n.pos, "%s: missing %s: %d arguments given, want %d (%s)",
-			n.text, strings.Join(missing, ", "), len(n.args), len(params), paramList(params))
+	wrongElem := func(want string) error {
+		pos := p.peek().pos
+		return p.wrongValue(func(desc string) error {
+			return p.errf(pos, "%s: the elements of %s must be %s, not %s", ctor, pr.name, want, desc)
+		})
 	}
-	args := map[string]*argVal{}
-	for j, pr := range params {
-		v, err := p.evalArg(n.text, pr, vals[j])
-		if err != nil {
-			return nil, err
+	// list reads a list, calling elem for each element.
+	list := func(want string, elem func() error) error {
+		if p.peek().kind != tLBrack {
+			return p.wrongValue(wrong(want))
 		}
-		args[pr.name] = v
-	}
-	if names := sameLength[n.text]; names != nil {
-		first := args[names[0]]
-		for _, nm := range names[1:] {
-			if a := args[nm]; a.n != first.n {
-				return nil, p.errf(a.pos, "%s: %d %s but %d %s", n.text, a.n, nm, first.n, names[0])
-			}
+		open := p.next()
+		if err := p.enter(open.pos); err != nil {
+			return err
 		}
-	}
-	t, err := build(n.text, args)
-	if err != nil {
-		msg := err.Error()
-		var ae *datatype.ArgError
-		if !errors.As(err, &ae) {
-			msg = n.text + ": " + msg
+		defer p.leave()
+		if p.peek().kind == tRBrack {
+			p.next()
+			return nil
 		}
-		return nil, &Error{File: p.file, Pos: n.pos, Msg: msg, Err: err}
-	}
-	return t, nil
-}
-
-func paramList(ps []param) string {
-	var s []string
-	for _, p := range ps {
-		s = append(s, p.name)
-	}
-	return strings.Join(s, ", ")
-}
-
-func (p *parser) evalArg(ctor string, pr param, v *node) (*argVal, error) {
-	a := &argVal{pos: v.pos}
-	wrong := func(want string) error {
-		return p.errf(v.pos, "%s: %s must be %s, not %s", ctor, pr.name, want, v.describe())
-	}
-	list := func(want string, elem func(e *node) error) error {
-		if v.kind != nList {
-			return wrong(want)
-		}
-		a.n = len(v.list)
-		for _, e := range v.list {
-			if err := elem(e); err != nil {
+		for {
+			if err := elem(); err != nil {
 				return err
 			}
+			a.n++
+			c := p.next()
+			if c.kind == tRBrack {
+				return nil
+			}
+			if c.kind != tComma {
+				return p.unexpected(c, "expected ',' or ']' in the list opened at %v, found %s", open.pos, c.describe())
+			}
 		}
-		return nil
-	}
-	wrongElem := func(e *node, want string) error {
-		return p.errf(e.pos, "%s: the elements of %s must be %s, not %s", ctor, pr.name, want, e.describe())
 	}
 	var err error
 	switch pr.kind {
 	case kInt:
-		if v.kind != nInt {
-			return nil, wrong("an integer")
+		if p.peek().kind != tInt {
+			return nil, p.wrongValue(wrong("an integer"))
 		}
-		a.i = v.val
+		a.i = p.next().val
 	case kInts:
 		a.ints = []int64{}
-		err = list("a list of integers", func(e *node) error {
-			if e.kind != nInt {
-				return wrongElem(e, "integers")
+		err = list("a list of integers", func() error {
+			if p.peek().kind != tInt {
+				return wrongElem("integers")
 			}
-			a.ints = append(a.ints, e.val)
+			a.ints = append(a.ints, p.next().val)
 			return nil
 		})
 	case kType:
-		if v.kind != nIdent && v.kind != nCall {
-			return nil, wrong("a type")
-		}
-		a.t, err = p.evalType(v)
+		a.t, err = p.typeExpr(wrong("a type"))
 	case kTypes:
 		a.ts = []*datatype.Type{}
-		err = list("a list of types", func(e *node) error {
-			if e.kind != nIdent && e.kind != nCall {
-				return wrongElem(e, "types")
+		err = list("a list of types", func() error {
+			if !p.isTypeValue() {
+				return wrongElem("types")
 			}
-			t, err := p.evalType(e)
+			t, err := p.typeExpr(nil)
 			a.ts = append(a.ts, t)
 			return err
 		})
 	case kOrder:
-		switch {
-		case v.kind == nIdent && v.text == "C":
+		t := p.peek()
+		if t.kind != tName || p.peek2().kind == tLParen {
+			return nil, p.wrongValue(wrong("C or Fortran"))
+		}
+		p.next()
+		switch t.text {
+		case "C":
 			a.order = datatype.OrderC
-		case v.kind == nIdent && v.text == "Fortran":
+		case "Fortran":
 			a.order = datatype.OrderFortran
-		case v.kind == nIdent:
-			return nil, p.errf(v.pos, "%s: order must be C or Fortran, not %s", ctor, v.text)
 		default:
-			return nil, wrong("C or Fortran")
+			return nil, p.errf(t.pos, "%s: order must be C or Fortran, not %s", ctor, clip(t.text))
 		}
 	case kDistribs:
-		err = list("a list of distributions (block, cyclic, none)", func(e *node) error {
-			if e.kind != nIdent {
-				return wrongElem(e, "block, cyclic or none")
+		err = list("a list of distributions (block, cyclic, none)", func() error {
+			e := p.peek()
+			if e.kind != tName || p.peek2().kind == tLParen {
+				return wrongElem("block, cyclic or none")
 			}
+			p.next()
 			switch e.text {
 			case "block":
 				a.distribs = append(a.distribs, datatype.DistributeBlock)
@@ -538,22 +543,25 @@ func (p *parser) evalArg(ctor string, pr param, v *node) (*argVal, error) {
 			case "none":
 				a.distribs = append(a.distribs, datatype.DistributeNone)
 			default:
-				return p.errf(e.pos, "%s: unknown distribution %s (want block, cyclic or none)", ctor, e.text)
+				return p.errf(e.pos, "%s: unknown distribution %s (want block, cyclic or none)", ctor, clip(e.text))
 			}
 			return nil
 		})
 	case kDargs:
 		a.ints = []int64{}
-		err = list("a list of integers or default", func(e *node) error {
+		err = list("a list of integers or default", func() error {
+			e := p.peek()
 			switch {
-			case e.kind == nInt:
-				a.ints = append(a.ints, e.val)
-			case e.kind == nIdent && e.text == "default":
+			case e.kind == tInt:
+				a.ints = append(a.ints, p.next().val)
+			case e.kind == tName && p.peek2().kind != tLParen:
+				p.next()
+				if e.text != "default" {
+					return p.errf(e.pos, "%s: unknown distribution argument %s (want an integer or default)", ctor, clip(e.text))
+				}
 				a.ints = append(a.ints, datatype.DefaultDarg)
-			case e.kind == nIdent:
-				return p.errf(e.pos, "%s: unknown distribution argument %s (want an integer or default)", ctor, e.text)
 			default:
-				return wrongElem(e, "integers or default")
+				return wrongElem("integers or default")
 			}
 			return nil
 		})
@@ -595,4 +603,12 @@ func build(ctor string, a map[string]*argVal) (*datatype.Type, error) {
 		return datatype.Dup(old())
 	}
 	return nil, fmt.Errorf("unknown constructor %s", ctor)
+}
+
+func paramList(ps []param) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.name)
+	}
+	return strings.Join(s, ", ")
 }

@@ -145,7 +145,7 @@ func (p *parser) int() int64 {
 	}
 	v, err := strconv.ParseInt(w, 10, 64)
 	if err != nil {
-		p.failAt(start, "invalid integer %q", w)
+		p.failAt(start, "invalid integer %s", clipQ(w))
 		return 0
 	}
 	return v
@@ -235,7 +235,7 @@ func (p *parser) node(depth int) *Node {
 		if name == "" {
 			p.fail("expected a constructor, found %s", p.peekDesc())
 		} else {
-			p.failAt(start, "unknown constructor %q (want leaf, vec, idx, idxbuc, struc or sbuc)", name)
+			p.failAt(start, "unknown constructor %s (want leaf, vec, idx, idxbuc, struc or sbuc)", clipQ(name))
 		}
 		return nil
 	}

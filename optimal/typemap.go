@@ -109,14 +109,29 @@ func validTypeName(s string) bool {
 	return !digits
 }
 
+// MaxTypeMapBytes is the most bytes ParseTypeMap reads: 16 MiB, room for
+// MaxLen elements with generous comments.
+const MaxTypeMapBytes = 16 << 20
+
 // ParseTypeMap reads a type map in the TYPEMAP text format: one element per
 // line as "BASICTYPE DISPLACEMENT" (for example "int 0"), with blank lines
 // and '#' comments (to the end of the line) ignored. Errors name the line.
+//
+// Since no longer map can be reconstructed, it reads at most MaxLen
+// elements and MaxTypeMapBytes bytes: a longer input is an error as soon as
+// the limit is passed, without reading the rest.
 func ParseTypeMap(r io.Reader) (TypeMap, error) {
 	var m TypeMap
-	sc := bufio.NewScanner(r)
+	lr := &io.LimitedReader{R: r, N: MaxTypeMapBytes + 1}
+	sc := bufio.NewScanner(lr)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	line := 0
+	fail := func(format string, a ...any) (TypeMap, error) {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("typemap: input larger than %d MiB", MaxTypeMapBytes>>20)
+		}
+		return nil, fmt.Errorf("typemap line %d: %s", line, fmt.Sprintf(format, a...))
+	}
 	for sc.Scan() {
 		line++
 		text := sc.Text()
@@ -128,27 +143,42 @@ func ParseTypeMap(r io.Reader) (TypeMap, error) {
 			continue
 		}
 		if len(f) != 2 {
-			return nil, fmt.Errorf("typemap line %d: want \"BASICTYPE DISPLACEMENT\", got %d fields", line, len(f))
+			return fail("want \"BASICTYPE DISPLACEMENT\", got %d fields", len(f))
 		}
 		if !validTypeName(f[0]) {
-			return nil, fmt.Errorf("typemap line %d: invalid basic type name %q", line, f[0])
+			return fail("invalid basic type name %s", clipQ(f[0]))
 		}
 		d, err := strconv.ParseInt(f[1], 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("typemap line %d: invalid displacement %q", line, f[1])
+			return fail("invalid displacement %s", clipQ(f[1]))
 		}
 		if d > MaxDisp || d < -MaxDisp {
-			return nil, fmt.Errorf("typemap line %d: displacement %d out of range ±2^61", line, d)
+			return fail("displacement %d out of range ±2^61", d)
+		}
+		if len(m) == MaxLen {
+			return fail("more than %d elements, the limit of Reconstruct (its time grows as n^3)", MaxLen)
 		}
 		m = append(m, Elem{Type: f[0], Disp: d})
 	}
+	line++
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("typemap line %d: line too long", line+1)
+			return fail("line longer than 1 MiB")
 		}
-		return nil, fmt.Errorf("typemap line %d: %w", line+1, err)
+		return fail("%v", err)
+	}
+	if lr.N <= 0 {
+		return fail("")
 	}
 	return m, nil
+}
+
+// clipQ quotes s for an error message, cut to 40 bytes.
+func clipQ(s string) string {
+	if len(s) <= 40 {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:40]), len(s))
 }
 
 // checkMap validates a type map given to Reconstruct.

@@ -13,7 +13,7 @@ func init() {
 	register(&command{name: "bench", args: "[--type TYPE --count N] [--engine E] [--json] [--filter PREFIX] | --mpipack -f PREFIXES",
 		summary: "run the benchmark suite (DDTBench layouts, the seeds' examples) or one layout: pack/unpack MB/s per engine vs a hand-written loop and copy",
 		run:     runBench})
-	register(&command{name: "dame", args: "TYPE [--engine E]", summary: "print the committed type as a DAME program (seed 003)", run: runDame})
+	register(&command{name: "dame", args: "TYPE", summary: "print the committed type as a DAME program (seed 003)", run: runDame})
 }
 
 func runBench(e *env, args []string) error {

@@ -60,7 +60,7 @@ func TestPackExternal32(t *testing.T) {
 		}
 	}
 	_, errs, st := cli(t, "", "pack", typ, "--count", "3", "--in", img, "--out", filepath.Join(dir, "x"), "--datarep", "xdr")
-	if st != 1 || !strings.Contains(errs, "--datarep") {
+	if st != 2 || !strings.Contains(errs, "--datarep") {
 		t.Errorf("bad --datarep: status %d, %q", st, errs)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,28 +45,106 @@ func TestErrorsAreOneLine(t *testing.T) {
 	dir := t.TempDir()
 	img := filepath.Join(dir, "img")
 	os.WriteFile(img, make([]byte, 10), 0o644)
-	cases := [][]string{
-		{},
-		{"nosuch"},
-		{"show"},
-		{"show", "testdata/none.ddt"},
-		{"show", "-"},
-		{"typemap", "testdata/rowcol.ddt", "--count", "-1"},
-		{"pack", "testdata/rowcol.ddt", "--count", "1", "--in", img, "--out", filepath.Join(dir, "o")},
-		{"pack", "testdata/rowcol.ddt", "--in", img, "--out", filepath.Join(dir, "o")},
-		{"pack", "testdata/rowcol.ddt", "--count", "1", "--in", img, "--out", filepath.Join(dir, "o"), "--engine", "x"},
-		{"unpack", "testdata/rowcol.ddt", "--count", "1", "--in", img, "--out", filepath.Join(dir, "missing")},
-		{"show", "testdata/rowcol.ddt", "--bogus"},
+	out := filepath.Join(dir, "o")
+	packed := filepath.Join(dir, "packed")
+	os.WriteFile(packed, make([]byte, 8000), 0o644)
+	cases := []struct {
+		args []string
+		st   int
+		want string
+	}{
+		{[]string{"nosuch"}, 2, `ddt: unknown command "nosuch"`},
+		{[]string{"show"}, 2, "ddt show: missing TYPE (ddt show -h for usage)"},
+		{[]string{"show", "testdata/none.ddt"}, 1, "ddt show: open testdata/none.ddt: no such file or directory"},
+		{[]string{"show", "-"}, 1, "ddt show: <stdin>:1:13: expected a value, found end of file"},
+		{[]string{"typemap", "testdata/rowcol.ddt", "--count", "-1"}, 2, "negative --count -1"},
+		{[]string{"pack", "testdata/rowcol.ddt", "--count", "1", "--in", img, "--out", out}, 1,
+			"ddt pack: image too small (need 3996004 bytes, have 10): SRC " + img + " with --count 1 --origin 0"},
+		{[]string{"pack", "testdata/rowcol.ddt", "--in", img, "--out", out}, 2, "--count N is required"},
+		{[]string{"pack", "testdata/rowcol.ddt", "--count", "1", "--in", img, "--out", out, "--engine", "x"}, 2, `unknown engine "x"`},
+		{[]string{"pack", "-", "--count", "1", "--in", "-", "--out", out}, 2, "only one of TYPE, --in and --out can be -"},
+		{[]string{"pack", "testdata/rowcol.ddt", "--count", "1", "--in", img, "--out", out, "--origin", "-1"}, 1,
+			"reaches 1 bytes before the start of SRC"},
+		{[]string{"unpack", "testdata/rowcol.ddt", "--count", "1", "--in", img, "--out", filepath.Join(dir, "missing")}, 1,
+			"PACKED " + img + " holds 10 bytes, --count 1 needs 7996"},
+		{[]string{"unpack", "testdata/contig1999.ddt", "--count", "1", "--in", packed, "--out", filepath.Join(dir, "missing")}, 1,
+			"the memory image must exist"},
+		{[]string{"show", "testdata/rowcol.ddt", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"export", "--name", "MPI_INT", "testdata/rowcol.ddt"}, 1, "reserves"},
+		{[]string{"export", "--lang", "cobol", "testdata/rowcol.ddt"}, 2, `unsupported --lang "cobol"`},
+		{[]string{"help", "nosuch"}, 2, "unknown command"},
+		{[]string{"version", "x"}, 2, "unexpected argument"},
 	}
-	for _, args := range cases {
+	for _, c := range cases {
 		stdin := "vector(1, 2,"
-		out, errs, st := cli(t, stdin, args...)
-		if st != 1 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") > 0 && len(args) > 0 || errs == "" {
-			t.Errorf("ddt %v: status %d, stdout %q, stderr %q: want status 1 and a one-line error", args, st, out, errs)
+		out, errs, st := cli(t, stdin, c.args...)
+		if st != c.st || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasSuffix(errs, "\n") || !strings.Contains(errs, c.want) {
+			t.Errorf("ddt %v: status %d, stdout %q, stderr %q: want status %d and one line containing %q", c.args, st, out, errs, c.st, c.want)
 		}
-		if strings.Contains(errs, "goroutine") || strings.Contains(errs, "panic") {
-			t.Errorf("ddt %v: panicked: %s", args, errs)
+		if strings.Contains(errs, "goroutine") || strings.Contains(errs, "panic") || strings.Contains(errs, "bug") {
+			t.Errorf("ddt %v: panicked: %s", c.args, errs)
 		}
+	}
+	// No arguments: the usage, exit status 2.
+	if _, errs, st := cli(t, ""); st != 2 || !strings.Contains(errs, "Exit status") {
+		t.Errorf("ddt: status %d, %q", st, errs)
+	}
+}
+
+// TestNoRepeatedPrefix checks that the command's name appears once in its
+// error line even where the packages below prefix it too.
+func TestNoRepeatedPrefix(t *testing.T) {
+	for _, c := range []struct{ err, want string }{
+		{"pack: output holds 3 bytes", "output holds 3 bytes"},
+		{"f.ddt: sig: count: sig: overflow", "f.ddt: count: overflow"},
+		{"sig", "sig"},
+		{"line one\nline two", "line one; line two"},
+	} {
+		name := strings.Fields(c.err + " sig")[0]
+		if strings.HasPrefix(c.err, "pack") {
+			name = "pack"
+		} else {
+			name = "sig"
+		}
+		if got := errorText(name, errors.New(c.err)); got != c.want {
+			t.Errorf("errorText(%q, %q) = %q, want %q", name, c.err, got, c.want)
+		}
+	}
+	if got := errorText("show", errors.New(strings.Repeat("x", 10000))); len(got) > 500 {
+		t.Errorf("a long error is not cut: %d bytes", len(got))
+	}
+}
+
+// TestHelpEverywhere checks that every command answers -h with its usage
+// and status 0, and that help names the papers it cites.
+func TestHelpEverywhere(t *testing.T) {
+	for _, c := range commands {
+		out, errs, st := cli(t, "", c.name, "-h")
+		if st != 0 || out != "" || !strings.Contains(errs, "Usage: ddt "+c.name) {
+			t.Errorf("%s -h: status %d, stderr %q", c.name, st, errs)
+		}
+		if strings.Contains(errs, "(default -1)") || strings.Contains(errs, "(required) (default") {
+			t.Errorf("%s -h shows a meaningless default:\n%s", c.name, errs)
+		}
+		for _, id := range []string{"000", "001", "002", "003", "004"} {
+			if strings.Contains(errs, "seed "+id) && !strings.Contains(errs, "  seed "+id+"  ") {
+				t.Errorf("%s -h cites seed %s without naming the paper:\n%s", c.name, id, errs)
+			}
+		}
+		hout, _, hst := cli(t, "", "help", c.name)
+		if hst != 0 || hout != errs {
+			t.Errorf("help %s differs from %s -h", c.name, c.name)
+		}
+	}
+	if _, errs, _ := cli(t, "", "dame", "-h"); strings.Contains(errs, "--engine") {
+		t.Errorf("dame -h advertises --engine:\n%s", errs)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, errs, st := cli(t, "", "version")
+	if st != 0 || !strings.HasPrefix(out, "version: ") || !strings.Contains(out, "\nrevision: ") || !strings.Contains(out, "\ngo: go") {
+		t.Errorf("version: status %d, %q %q", st, out, errs)
 	}
 }
 
@@ -135,8 +214,8 @@ func TestExportC(t *testing.T) {
 			t.Errorf("export lacks %q:\n%s", want, out)
 		}
 	}
-	if _, _, st := cli(t, "", "export", "--lang", "cobol", "testdata/rowcol.ddt"); st != 1 {
-		t.Errorf("unsupported language must fail")
+	if out2, _, st := cli(t, "", "export", "--lang", "C", "testdata/rowcol.ddt"); st != 0 || out2 != out {
+		t.Errorf("--lang C must be --lang c")
 	}
 }
 

@@ -99,7 +99,7 @@ func runNormalize(e *env, args []string) error {
 	costs := fs.String("cost", "", costHelp)
 	out := fs.String("o", "", "also write the normalized type as a .ddt file (same type map, lb and extent)")
 	opts := optimal.DefaultNormalizeOptions()
-	t, err := typeArg(e, "normalize", fs, args, func() error {
+	t, err := typeArg(e, "normalize", fs, args, func(string) error {
 		var err error
 		if opts.Cost, err = optimal.ParseCost(*costs); err != nil {
 			return &usageError{"--cost: " + err.Error()}

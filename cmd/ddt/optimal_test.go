@@ -139,31 +139,32 @@ func TestOptimalErrors(t *testing.T) {
 		stdin string
 		args  []string
 		want  string
+		st    int // 1 failure, 2 usage error
 	}{
-		{"", []string{"reconstruct"}, "missing TYPEMAP"},
-		{"", []string{"reconstruct", good, good}, "unexpected argument"},
-		{"", []string{"reconstruct", filepath.Join(dir, "none")}, "no such file"},
-		{"", []string{"reconstruct", good, "--cost", "foo=1"}, `unknown cost key "foo"`},
-		{"", []string{"reconstruct", good, "--cost", "vec"}, "KEY=VALUE"},
-		{"", []string{"reconstruct", good, "--cost", "vec=-1"}, "out of range"},
-		{"", []string{"reconstruct", good, "--constructors", "leaf,tree"}, `unknown constructor "tree"`},
-		{"int 0\nint\n", []string{"reconstruct", "-"}, "line 2"},
-		{"int 0\nint 1x\n", []string{"reconstruct", "-"}, `invalid displacement "1x"`},
-		{"int 0\n3 0\n", []string{"reconstruct", "-"}, "invalid basic type name"},
-		{"# nothing\n", []string{"reconstruct", "-"}, "empty type map"},
-		{"int 4\n", []string{"reconstruct", "-", "--constructors", "leaf,vec"}, "not representable"},
-		{"widget 0\n", []string{"reconstruct", "-", "-o", filepath.Join(dir, "w.ddt")}, "not a basic MPI type"},
-		{"int 0\nbogus 4\n", []string{"reconstruct", "-"}, "element 2 (bogus 4): \"bogus\" is not a basic MPI type"},
-		{"", []string{"reconstruct", good, "--bogus"}, "bogus"},
-		{"", []string{"normalize"}, "missing TYPE"},
-		{"", []string{"normalize", "testdata/none.ddt"}, "no such file"},
-		{"vector(", []string{"normalize", "-"}, "<stdin>"},
-		{"int", []string{"normalize", "-", "--cost", "leaf=x"}, "invalid integer"},
-		{"int", []string{"normalize", "-", "--constructors", "all"}, "constructors"},
+		{"", []string{"reconstruct"}, "missing TYPEMAP", 2},
+		{"", []string{"reconstruct", good, good}, "unexpected argument", 2},
+		{"", []string{"reconstruct", filepath.Join(dir, "none")}, "no such file", 1},
+		{"", []string{"reconstruct", good, "--cost", "foo=1"}, `unknown cost key "foo"`, 2},
+		{"", []string{"reconstruct", good, "--cost", "vec"}, "KEY=VALUE", 2},
+		{"", []string{"reconstruct", good, "--cost", "vec=-1"}, "out of range", 2},
+		{"", []string{"reconstruct", good, "--constructors", "leaf,tree"}, `unknown constructor "tree"`, 2},
+		{"int 0\nint\n", []string{"reconstruct", "-"}, "line 2", 1},
+		{"int 0\nint 1x\n", []string{"reconstruct", "-"}, `invalid displacement "1x"`, 1},
+		{"int 0\n3 0\n", []string{"reconstruct", "-"}, "invalid basic type name", 1},
+		{"# nothing\n", []string{"reconstruct", "-"}, "empty type map", 1},
+		{"int 4\n", []string{"reconstruct", "-", "--constructors", "leaf,vec"}, "not representable", 1},
+		{"widget 0\n", []string{"reconstruct", "-", "-o", filepath.Join(dir, "w.ddt")}, "not a basic MPI type", 1},
+		{"int 0\nbogus 4\n", []string{"reconstruct", "-"}, "element 2 (bogus 4): \"bogus\" is not a basic MPI type", 1},
+		{"", []string{"reconstruct", good, "--bogus"}, "bogus", 2},
+		{"", []string{"normalize"}, "missing TYPE", 2},
+		{"", []string{"normalize", "testdata/none.ddt"}, "no such file", 1},
+		{"vector(", []string{"normalize", "-"}, "<stdin>", 1},
+		{"int", []string{"normalize", "-", "--cost", "leaf=x"}, "invalid integer", 2},
+		{"int", []string{"normalize", "-", "--constructors", "all"}, "constructors", 2},
 	} {
 		out, errs, st := cli(t, c.stdin, c.args...)
-		if st != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) || strings.Contains(errs, "goroutine") {
-			t.Errorf("%v: status %d, stdout %q, stderr %q (want one line containing %q)", c.args, st, out, errs, c.want)
+		if st != c.st || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) || strings.Contains(errs, "goroutine") {
+			t.Errorf("%v: status %d, stdout %q, stderr %q (want %d and one line containing %q)", c.args, st, out, errs, c.st, c.want)
 		}
 	}
 }

@@ -11,26 +11,24 @@ import (
 	"github.com/ddtlab/ddt/lang"
 )
 
-// loadType reads a .ddt file, or stdin for "-".
+// loadType reads a .ddt file, or stdin for "-". The parser reads as far as
+// the first error and at most lang.MaxSourceSize bytes.
 func loadType(e *env, path string) (*datatype.Type, error) {
-	var src []byte
-	var err error
-	name := path
 	if path == "-" {
-		src, err = io.ReadAll(e.stdin)
-		name = "<stdin>"
-	} else {
-		src, err = os.ReadFile(path)
+		return lang.ParseReader("<stdin>", e.stdin)
 	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return lang.Parse(name, src)
+	defer f.Close()
+	return lang.ParseReader(path, f)
 }
 
 // typeArg parses the flags of a command that takes exactly one TYPE, runs
-// check (flag validation, may be nil) and loads the type.
-func typeArg(e *env, name string, fs *flag.FlagSet, args []string, check func() error) (*datatype.Type, error) {
+// check (flag validation, given the TYPE argument; may be nil) and loads
+// the type.
+func typeArg(e *env, name string, fs *flag.FlagSet, args []string, check func(typePath string) error) (*datatype.Type, error) {
 	pos, err := parse(e, lookup(name), fs, args)
 	if err != nil {
 		return nil, err
@@ -39,7 +37,7 @@ func typeArg(e *env, name string, fs *flag.FlagSet, args []string, check func() 
 		return nil, err
 	}
 	if check != nil {
-		if err := check(); err != nil {
+		if err := check(pos[0]); err != nil {
 			return nil, err
 		}
 	}
@@ -77,19 +75,10 @@ func runShow(e *env, args []string) error {
 // showExtra prints the properties later stages add (signature, ...).
 var showExtra = func(w io.Writer, t *datatype.Type) {}
 
-func lookup(name string) *command {
-	for _, c := range commands {
-		if c.name == name {
-			return c
-		}
-	}
-	panic("no command " + name)
-}
-
 func runTypemap(e *env, args []string) error {
 	fs := flag.NewFlagSet("typemap", flag.ContinueOnError)
 	count := fs.Int64("count", 1, "number of instances")
-	t, err := typeArg(e, "typemap", fs, args, func() error { return nonNegative("--count", *count) })
+	t, err := typeArg(e, "typemap", fs, args, func(string) error { return nonNegative("--count", *count) })
 	if err != nil {
 		return err
 	}

@@ -77,10 +77,11 @@ static int ddt_irecv(void *base, long long off, int count, MPI_Datatype t, int s
 
 // ddt_test tests r; on completion it fills source, tag, the received byte
 // count and the error of the status.
-static int ddt_test(MPI_Request *r, int *done, int *src, int *tag, long long *bytes, int *err) {
+static int ddt_test(MPI_Request *r, int *done, int *src, int *tag, long long *bytes, int *err, int *cancelled) {
 	MPI_Status st;
 	int rc = MPI_Test(r, done, &st);
 	if (*done) {
+		MPI_Test_cancelled(&st, cancelled);
 		MPI_Count n = 0;
 		*src = st.MPI_SOURCE;
 		*tag = st.MPI_TAG;
@@ -93,10 +94,11 @@ static int ddt_test(MPI_Request *r, int *done, int *src, int *tag, long long *by
 
 // ddt_test_elements is ddt_test that also reports the number of basic
 // elements of t received, or -1 when MPI reports MPI_UNDEFINED.
-static int ddt_test_elements(MPI_Request *r, MPI_Datatype t, int *done, int *src, int *tag, long long *bytes, long long *elems, int *err) {
+static int ddt_test_elements(MPI_Request *r, MPI_Datatype t, int *done, int *src, int *tag, long long *bytes, long long *elems, int *err, int *cancelled) {
 	MPI_Status st;
 	int rc = MPI_Test(r, done, &st);
 	if (*done) {
+		MPI_Test_cancelled(&st, cancelled);
 		MPI_Count n = 0, e = 0;
 		*src = st.MPI_SOURCE;
 		*tag = st.MPI_TAG;
@@ -151,4 +153,73 @@ static void ddt_error_string(int code, char *buf) {
 	buf[n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1] = 0;
 }
 static int ddt_max_error_string(void) { return MPI_MAX_ERROR_STRING; }
+// ddt_bytes_type makes a committed datatype of n bytes, n > chunk, out of
+// chunk-byte blocks, for libraries without the MPI-4 large-count calls.
+static int ddt_bytes_type(long long n, long long chunk, MPI_Datatype *t) {
+	long long q = n / chunk, rem = n % chunk;
+	if (q > 2147483647LL || chunk > 2147483647LL || rem > 2147483647LL) return MPI_ERR_COUNT;
+	MPI_Datatype blk, body;
+	int rc = MPI_Type_contiguous((int)chunk, MPI_BYTE, &blk);
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Type_contiguous((int)q, blk, &body);
+	MPI_Type_free(&blk);
+	if (rc != MPI_SUCCESS) return rc;
+	int bl[2] = {1, (int)rem};
+	MPI_Aint d[2] = {0, (MPI_Aint)(q * chunk)};
+	MPI_Datatype ts[2] = {body, MPI_BYTE};
+	rc = MPI_Type_create_struct(rem > 0 ? 2 : 1, bl, d, ts, t);
+	MPI_Type_free(&body);
+	if (rc != MPI_SUCCESS) return rc;
+	return MPI_Type_commit(t);
+}
+
+// ddt_large_count reports whether the library has the MPI-4 large-count
+// calls that ddt_isend_bytes and ddt_irecv_bytes use above limit.
+static int ddt_large_count(void) {
+#if MPI_VERSION >= 4
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+// ddt_isend_bytes sends the n bytes at p as one message: as MPI_BYTEs when
+// n <= limit (at most INT_MAX), else with MPI_Isend_c (MPI 4) or as one
+// instance of a derived datatype of n bytes.
+static int ddt_isend_bytes(void *p, long long n, long long limit, int dest, int tag, MPI_Comm c, MPI_Request *r) {
+	if (n <= limit) return MPI_Isend(p, (int)n, MPI_BYTE, dest, tag, c, r);
+#if MPI_VERSION >= 4
+	return MPI_Isend_c(p, (MPI_Count)n, MPI_BYTE, dest, tag, c, r);
+#else
+	MPI_Datatype t;
+	int rc = ddt_bytes_type(n, limit, &t);
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Isend(p, 1, t, dest, tag, c, r);
+	MPI_Type_free(&t); /* freed when the send completes */
+	return rc;
+#endif
+}
+
+// ddt_irecv_bytes is the receive of ddt_isend_bytes.
+static int ddt_irecv_bytes(void *p, long long n, long long limit, int src, int tag, MPI_Comm c, MPI_Request *r) {
+	if (n <= limit) return MPI_Irecv(p, (int)n, MPI_BYTE, src, tag, c, r);
+#if MPI_VERSION >= 4
+	return MPI_Irecv_c(p, (MPI_Count)n, MPI_BYTE, src, tag, c, r);
+#else
+	MPI_Datatype t;
+	int rc = ddt_bytes_type(n, limit, &t);
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Irecv(p, 1, t, src, tag, c, r);
+	MPI_Type_free(&t);
+	return rc;
+#endif
+}
+
+// ddt_cancel_only asks MPI to cancel r; r completes later, cancelled or not.
+static int ddt_cancel_only(MPI_Request *r) { return MPI_Cancel(r); }
+
+// ddt_ialltoall_ll is MPI_Ialltoall of n long longs per rank.
+static int ddt_ialltoall_ll(long long *send, long long *recv, int n, MPI_Comm c, MPI_Request *r) {
+	return MPI_Ialltoall(send, n, MPI_LONG_LONG, recv, n, MPI_LONG_LONG, c, r);
+}
 #endif

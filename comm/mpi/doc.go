@@ -36,6 +36,26 @@
 // comm.ErrTruncate with the receive buffer untouched. Raw messages are a
 // separate world: they match only Raw receives.
 //
+// # Large messages
+//
+// Packed data over 2^31-1 bytes travels as one message with the MPI-4
+// large-count calls (MPI_Isend_c, MPI_Irecv_c) when the library has them
+// (MPICH 4), and as one instance of a derived datatype of that many bytes
+// otherwise (Open MPI 4.1). Native sends count instances of the type, at
+// most 2^31-1; more are sent packed.
+//
+// # Finalize
+//
+// Finalize first makes every rank tell every other how many messages it
+// sent it; every message sent is then taken in, those never received are
+// drained into scratch memory, and Finalize returns a *comm.StuckError
+// wrapping comm.ErrUnreceived that names them, on the receiving rank
+// (source, tag, bytes) and on the sending one, instead of blocking forever.
+// FinalizeContext bounds the wait for the other ranks. The blocking calls
+// have context variants (SendContext, RecvContext, ProbeContext,
+// Request.WaitContext): a receive not yet matched is withdrawn (Raw
+// receives are cancelled with MPI_Cancel).
+//
 // # Progress and threads
 //
 // MPI is initialized with MPI_THREAD_MULTIPLE (at least

@@ -4,15 +4,19 @@ package mpi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/comm"
 	"github.com/ddtlab/ddt/comm/commtest"
+	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/typegen"
 	"github.com/ddtlab/ddt/lang"
 )
@@ -31,6 +35,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if os.Getenv("DDT_MPI_FINALIZE_TEST") != "" {
+		os.Exit(finalizeTest(c))
 	}
 	testComm = c
 	code := m.Run()
@@ -180,5 +187,171 @@ func TestRawTruncate(t *testing.T) {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// finalizeTest is the whole test program when DDT_MPI_FINALIZE_TEST is
+// set: every rank but 0 sends rank 0 messages it never receives (inline,
+// with a data message, and Raw) and rank 0 posts a receive that never
+// matches; Finalize must return, on every rank, an error naming them.
+func finalizeTest(c *Comm) int {
+	it, _ := ddt.Commit(intType())
+	big := comm.Buffer{Data: make([]byte, 40000), Count: 10000, Type: it}
+	small := comm.Buffer{Data: make([]byte, 12), Count: 3, Type: it}
+	var wants []string
+	if c.Rank() != 0 {
+		for _, m := range []*Comm{c.WithMode(Packed), c.WithMode(Native)} {
+			if _, err := m.Isend(small, 0, 5); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			if _, err := m.Isend(big, 0, 6); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+		if _, err := c.WithMode(Raw).Isend(big, 0, 7); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		wants = []string{"5 messages from rank " + fmt.Sprint(c.Rank()) + " to rank 0 never received"}
+	} else {
+		if _, err := c.Irecv(small, 0, 99); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		for r := 1; r < c.Size(); r++ {
+			wants = append(wants,
+				fmt.Sprintf("message from rank %d to rank 0, tag 5, 12 bytes, never received", r),
+				fmt.Sprintf("message from rank %d to rank 0, tag 6, 40000 bytes, never received", r),
+				fmt.Sprintf("raw message from rank %d to rank 0, tag 7, 40000 bytes, never received", r))
+		}
+		wants = append(wants, "receive from rank 0, tag 99 posted by rank 0, never matched")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := c.FinalizeContext(ctx)
+	if c.Size() == 1 {
+		if err == nil || !strings.Contains(err.Error(), "tag 99") {
+			fmt.Fprintf(os.Stderr, "rank 0: Finalize: %v, want the unmatched receive\n", err)
+			return 1
+		}
+		return 0
+	}
+	var se *comm.StuckError
+	if !errors.As(err, &se) || !errors.Is(err, comm.ErrUnreceived) {
+		fmt.Fprintf(os.Stderr, "rank %d: Finalize: %v, want ErrUnreceived\n", c.Rank(), err)
+		return 1
+	}
+	all := strings.Join(se.Pending, "\n")
+	for _, w := range wants {
+		if !strings.Contains(all, w) {
+			fmt.Fprintf(os.Stderr, "rank %d: Finalize: %v\nwant it to name %q\n", c.Rank(), err, w)
+			return 1
+		}
+	}
+	fmt.Printf("rank %d: Finalize reported: %v\n", c.Rank(), err)
+	return 0
+}
+
+// TestLargeByteMessages sends the suite's messages with the byte-count
+// limit lowered, so that every data message above 1000 bytes goes the way
+// messages over 2^31-1 bytes go (large-count calls in MPI 4, a derived
+// datatype before).
+func TestLargeByteMessages(t *testing.T) {
+	old := bytesLimit
+	bytesLimit = 1000
+	defer func() { bytesLimit = old }()
+	t.Run("packed", func(t *testing.T) { runSuite(t, testComm.WithMode(Packed).WithInlineLimit(-1)) })
+	t.Run("native-to-packed", func(t *testing.T) {
+		runSuite(t, cross{testComm.WithMode(Packed).WithInlineLimit(-1), testComm.WithMode(Native)})
+	})
+}
+
+// TestHugeMessage sends 2^31+2^20 bytes, natively and packed, into a
+// packed receive (DDT_MPI_BIG=1; it needs about 6 GiB per pair of ranks).
+func TestHugeMessage(t *testing.T) {
+	if os.Getenv("DDT_MPI_BIG") == "" || testComm.Size() < 2 {
+		t.Skip("set DDT_MPI_BIG=1 and run with 2 ranks")
+	}
+	const block = 1 << 20
+	const blocks = 1<<11 + 1
+	bt, _ := ddt.Commit(datatype.Of(datatype.Byte))
+	chunk, _ := datatype.Contiguous(block, datatype.Of(datatype.Byte))
+	same, _ := datatype.HVector(blocks, 1, 0, chunk) // the same MiB, 2049 times
+	st, err := ddt.Commit(same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Mode{Native, Packed} {
+		t.Run(m.String(), func(t *testing.T) {
+			var err error
+			switch testComm.Rank() {
+			case 0:
+				src := make([]byte, block)
+				for i := range src {
+					src[i] = byte(i * 7)
+				}
+				err = testComm.WithMode(m).Send(comm.Buffer{Data: src, Count: 1, Type: st}, 1, 11)
+			case 1:
+				dst := make([]byte, block*blocks)
+				var s comm.Status
+				s, err = testComm.WithMode(Packed).Recv(comm.Buffer{Data: dst, Count: block * blocks, Type: bt}, 0, 11)
+				if err == nil && (s.Bytes() != block*blocks || dst[len(dst)-1] != byte((block-1)*7%256) || dst[block+5] != 35) {
+					err = fmt.Errorf("status %d bytes, data wrong", s.Bytes())
+				}
+			}
+			if berr := testComm.Barrier(); berr != nil {
+				t.Fatal(berr)
+			}
+			if err != nil {
+				t.Fatalf("rank %d: %v", testComm.Rank(), err)
+			}
+		})
+	}
+}
+
+// TestRecvContext: a receive that times out is withdrawn, in every mode,
+// and the message sent afterwards goes to the next receive.
+func TestRecvContext(t *testing.T) {
+	if testComm.Size() < 2 {
+		t.Skip("needs 2 ranks")
+	}
+	it, _ := ddt.Commit(intType())
+	for _, m := range []Mode{Packed, Native, Raw} {
+		t.Run(m.String(), func(t *testing.T) {
+			c := testComm.WithMode(m)
+			var err error
+			switch c.Rank() {
+			case 0:
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+				_, err = c.RecvContext(ctx, comm.Buffer{Data: make([]byte, 4), Count: 1, Type: it}, 1, 12)
+				cancel()
+				if !errors.Is(err, context.DeadlineExceeded) {
+					err = fmt.Errorf("RecvContext: %v, want DeadlineExceeded", err)
+					break
+				}
+				err = testComm.Barrier() // now rank 1 sends
+				if err == nil {
+					b := comm.Buffer{Data: make([]byte, 4), Count: 1, Type: it}
+					_, err = c.Recv(b, 1, 12)
+					if err == nil && b.Data[0] != 77 {
+						err = fmt.Errorf("got %d, want 77", b.Data[0])
+					}
+				}
+			case 1:
+				if err = testComm.Barrier(); err == nil {
+					err = c.Send(comm.Buffer{Data: []byte{77, 0, 0, 0}, Count: 1, Type: it}, 0, 12)
+				}
+			default:
+				err = testComm.Barrier()
+			}
+			if berr := testComm.Barrier(); berr != nil {
+				t.Fatal(berr)
+			}
+			if err != nil {
+				t.Fatalf("rank %d: %v", c.Rank(), err)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ package mpi
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,26 +17,18 @@ import (
 	"unsafe"
 
 	"github.com/ddtlab/ddt/comm"
+	"github.com/ddtlab/ddt/comm/internal/match"
 )
 
 func (c *Comm) checkArgs(op string, buf comm.Buffer, peer, tag int, wild bool) error {
-	if buf.Type == nil {
-		return fmt.Errorf("%s: nil type", op)
-	}
-	if buf.Count < 0 {
-		return fmt.Errorf("%s: negative count %d", op, buf.Count)
+	if err := match.CheckCount(op, buf.Type == nil, buf.Count); err != nil {
+		return err
 	}
 	return c.checkPeer(op, peer, tag, wild)
 }
 
 func (c *Comm) checkPeer(op string, peer, tag int, wild bool) error {
-	if !(wild && peer == comm.AnySource) && (peer < 0 || peer >= c.w.size) {
-		return fmt.Errorf("%s: rank %d is outside [0, %d)", op, peer, c.w.size)
-	}
-	if !(wild && tag == comm.AnyTag) && (tag < 0 || tag > c.w.tagUB) {
-		return fmt.Errorf("%s: tag %d is outside [0, %d]", op, tag, c.w.tagUB)
-	}
-	return nil
+	return match.CheckPeer(op, peer, c.Size(), tag, c.w.tagUB, wild)
 }
 
 // cbytes returns n bytes of C memory and a Go view of them.
@@ -74,7 +67,8 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := comm.NewStatus(w.rank, tag, sig.Bytes, sig.Sig.N)
+	st := comm.NewStatus(c.rank, tag, sig.Bytes, sig.Sig.N)
+	wdest := c.group[dest]
 	req := w.newRequest()
 
 	// pack outside the lock: inline into the header message, or into a
@@ -88,9 +82,6 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 		native = err == nil // else: send it packed
 	}
 	inline := !native && sig.Bytes <= int64(c.inline)
-	if !native && !inline && sig.Bytes > math.MaxInt32 {
-		return nil, fmt.Errorf("%s: %d packed bytes exceed MPI's int count", op, sig.Bytes)
-	}
 	hlen := int64(hdrSize)
 	if inline {
 		hlen += sig.Bytes
@@ -120,10 +111,10 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	}
 	dataTag := -1
 	if !inline {
-		dataTag = w.seq[dest]
-		w.seq[dest] = (dataTag + 1) % (w.tagUB + 1)
+		dataTag = w.seq[wdest]
+		w.seq[wdest] = (dataTag + 1) % (w.tagUB + 1)
 	}
-	putHeader(hb, sig, dataTag)
+	putHeader(hb, sig, dataTag, c.ctx, c.rank)
 	left := 1
 	var firstErr error
 	finish := func(r result) {
@@ -136,11 +127,12 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	}
 	hp := newPending(nil)
 	hp.done = func(r result) { C.free(hptr); finish(r) }
-	if err := check("MPI_Isend", C.ddt_isend(hptr, 0, C.int(hlen), C.ddt_byte(), C.int(dest), C.int(tag), w.hcomm, hp.req)); err != nil {
+	if err := check("MPI_Isend", C.ddt_isend(hptr, 0, C.int(hlen), C.ddt_byte(), C.int(wdest), C.int(tag), w.hcomm, hp.req)); err != nil {
 		C.free(hptr)
 		C.free(dptr)
 		return nil, err
 	}
+	w.hsent[wdest]++
 	w.start(hp)
 	if inline {
 		return req, nil
@@ -151,20 +143,25 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	if native {
 		base, pn := pinned(buf.Data)
 		dp.done = func(r result) { pn.Unpin(); finish(r) }
-		rc = C.ddt_isend(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(dest), C.int(dataTag), w.dcomm, dp.req)
+		rc = C.ddt_isend(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(wdest), C.int(dataTag), w.dcomm, dp.req)
 		if rc != 0 {
 			pn.Unpin()
 		}
 	} else {
 		dp.done = func(r result) { C.free(dptr); finish(r) }
-		rc = C.ddt_isend(dptr, 0, C.int(sig.Bytes), C.ddt_byte(), C.int(dest), C.int(dataTag), w.dcomm, dp.req)
+		rc = C.ddt_isend_bytes(dptr, C.longlong(sig.Bytes), C.longlong(bytesLimit), C.int(wdest), C.int(dataTag), w.dcomm, dp.req)
 		if rc != 0 {
 			C.free(dptr)
 		}
 	}
 	if err := check("MPI_Isend", rc); err != nil {
-		// the header is on its way; the receiver will wait for data that
-		// never comes, as with a failed MPI_Send
+		// the header is on its way and the receiver waits for the data:
+		// send it an empty data message instead, which fails its receive
+		// with a short message, and fail this send
+		fp := newPending(func(result) {})
+		if C.ddt_isend(nil, 0, 0, C.ddt_byte(), C.int(wdest), C.int(dataTag), w.dcomm, fp.req) == 0 {
+			w.start(fp)
+		}
 		finish(result{code: int(rc)})
 		return req, nil
 	}
@@ -174,8 +171,11 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 
 func (c *Comm) rawSend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	w := c.w
+	if c.ctx != 0 {
+		return nil, errors.New("send: raw mode works on the world communicator only")
+	}
 	size, _ := buf.Type.PackSize(buf.Count)
-	st := comm.NewStatus(w.rank, tag, size, buf.Count*buf.Type.Type().Elements())
+	st := comm.NewStatus(c.rank, tag, size, buf.Count*buf.Type.Type().Elements())
 	if buf.Count > math.MaxInt32 {
 		return nil, fmt.Errorf("send: count %d exceeds MPI's int", buf.Count)
 	}
@@ -202,17 +202,25 @@ func (c *Comm) rawSend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 		pn.Unpin()
 		return nil, err
 	}
+	w.rsent[dest]++
 	w.start(p)
 	return req, nil
 }
 
 // Send sends buf to rank dest with tag and returns when buf may be reused.
 func (c *Comm) Send(buf comm.Buffer, dest, tag int) error {
+	return c.SendContext(context.Background(), buf, dest, tag)
+}
+
+// SendContext is Send that gives up when ctx is done; the send then stays
+// in flight (an MPI send cannot be withdrawn), and the buffer must not be
+// modified until Finalize.
+func (c *Comm) SendContext(ctx context.Context, buf comm.Buffer, dest, tag int) error {
 	r, err := c.Isend(buf, dest, tag)
 	if err != nil {
 		return err
 	}
-	_, err = r.Wait()
+	_, err = r.WaitContext(ctx)
 	return err
 }
 
@@ -231,31 +239,31 @@ func (c *Comm) Irecv(buf comm.Buffer, source, tag int) (*comm.Request, error) {
 		return c.rawRecv(buf, source, tag)
 	}
 	w := c.w
-	r := &recvOp{src: source, tag: tag, buf: buf, mode: c.mode, req: w.newRequest()}
+	r := &recvOp{buf: buf, mode: c.mode, req: w.newRequest()}
+	r.req.SetCancel(func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.q.Withdraw(r)
+	})
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil, errors.New("mpi: receive after Finalize")
 	}
 	w.progress() // take in the headers that arrived
-	for i, m := range w.unexpected {
-		if r.matches(m) {
-			w.unexpected = append(w.unexpected[:i], w.unexpected[i+1:]...)
-			w.deliver(m, r)
-			return r.req, nil
-		}
+	if _, m, ok := w.q.Post(c.ctx, source, tag, r); ok {
+		w.deliver(m, r)
 	}
-	w.posted = append(w.posted, r)
 	return r.req, nil
 }
 
 // deliver moves the message of header in into receive r, checking the
 // signature first. w.mu is held.
 func (w *world) deliver(in *incoming, r *recvOp) {
-	st := comm.NewStatus(in.src, in.tag, in.sig.Bytes, in.sig.Sig.N)
+	st := comm.NewStatus(in.env.Source, in.env.Tag, in.sig.Bytes, in.sig.Sig.N)
 	if err := in.sig.Check(r.buf.Type, r.buf.Count); err != nil {
 		w.drain(in)
-		r.req.Complete(st, fmt.Errorf("recv from rank %d, tag %d: %w", in.src, in.tag, err))
+		r.req.Complete(st, fmt.Errorf("recv from rank %d, tag %d: %w", in.env.Source, in.env.Tag, err))
 		return
 	}
 	u, err := r.buf.Type.NewUnpacker(r.buf.Data, r.buf.Origin, r.buf.Count)
@@ -280,7 +288,7 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 			base, pn := pinned(r.buf.Data)
 			p := newPending(func(res result) { pn.Unpin(); r.req.Complete(st, fail(res)) })
 			if err := check("MPI_Irecv", C.ddt_irecv(base, C.longlong(r.buf.Origin), C.int(r.buf.Count), nt,
-				C.int(in.src), C.int(in.dataTag), w.dcomm, p.req)); err != nil {
+				C.int(in.wsrc), C.int(in.dataTag), w.dcomm, p.req)); err != nil {
 				pn.Unpin()
 				r.req.Complete(st, err)
 				return
@@ -293,14 +301,17 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 	sp, sb := cbytes(in.sig.Bytes)
 	p := newPending(func(res result) {
 		err := fail(res)
+		if err == nil && res.bytes != in.sig.Bytes {
+			err = fmt.Errorf("recv from rank %d, tag %d: %d of %d bytes arrived: the send failed", in.env.Source, in.env.Tag, res.bytes, in.sig.Bytes)
+		}
 		if err == nil {
 			_, err = u.Unpack(sb)
 		}
 		C.free(sp)
 		r.req.Complete(st, err)
 	})
-	if err := check("MPI_Irecv", C.ddt_irecv(sp, 0, C.int(in.sig.Bytes), C.ddt_byte(),
-		C.int(in.src), C.int(in.dataTag), w.dcomm, p.req)); err != nil {
+	if err := check("MPI_Irecv", C.ddt_irecv_bytes(sp, C.longlong(in.sig.Bytes), C.longlong(bytesLimit),
+		C.int(in.wsrc), C.int(in.dataTag), w.dcomm, p.req)); err != nil {
 		C.free(sp)
 		r.req.Complete(st, err)
 		return
@@ -311,12 +322,12 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 // drain receives the data message of a header that was refused into
 // scratch memory, so that the sender completes.
 func (w *world) drain(in *incoming) {
-	if in.dataTag < 0 || in.sig.Bytes == 0 || in.sig.Bytes > math.MaxInt32 {
+	if in.dataTag < 0 {
 		return
 	}
 	sp, _ := cbytes(in.sig.Bytes)
 	p := newPending(func(result) { C.free(sp) })
-	if C.ddt_irecv(sp, 0, C.int(in.sig.Bytes), C.ddt_byte(), C.int(in.src), C.int(in.dataTag), w.dcomm, p.req) != 0 {
+	if C.ddt_irecv_bytes(sp, C.longlong(in.sig.Bytes), C.longlong(bytesLimit), C.int(in.wsrc), C.int(in.dataTag), w.dcomm, p.req) != 0 {
 		C.free(sp)
 		return
 	}
@@ -325,6 +336,9 @@ func (w *world) drain(in *incoming) {
 
 func (c *Comm) rawRecv(buf comm.Buffer, source, tag int) (*comm.Request, error) {
 	w := c.w
+	if c.ctx != 0 {
+		return nil, errors.New("recv: raw mode works on the world communicator only")
+	}
 	if buf.Count > math.MaxInt32 {
 		return nil, fmt.Errorf("recv: count %d exceeds MPI's int", buf.Count)
 	}
@@ -348,8 +362,19 @@ func (c *Comm) rawRecv(buf comm.Buffer, source, tag int) (*comm.Request, error) 
 	base, pn := pinned(buf.Data)
 	p := newPending(nil)
 	p.etype = &nt
+	p.rawRecv = true
+	completed, cancelled := false, false
 	p.done = func(r result) {
 		pn.Unpin()
+		completed = true
+		if r.cancelled {
+			cancelled = true
+			req.Complete(comm.Status{}, errCancelled)
+			return
+		}
+		if r.src >= 0 && r.src < w.size {
+			w.rrecv[r.src]++
+		}
 		st := comm.NewStatus(r.src, r.tag, r.bytes, r.elements)
 		var err error
 		switch {
@@ -365,17 +390,38 @@ func (c *Comm) rawRecv(buf comm.Buffer, source, tag int) (*comm.Request, error) 
 		return nil, err
 	}
 	w.start(p)
+	req.SetCancel(func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if completed {
+			return false
+		}
+		C.ddt_cancel_only(p.req)
+		for !completed {
+			w.progress()
+		}
+		return cancelled
+	})
 	return req, nil
 }
+
+// errCancelled completes a Raw receive that was cancelled.
+var errCancelled = errors.New("mpi: receive cancelled")
 
 // Recv receives a message from source (or comm.AnySource) with tag (or
 // comm.AnyTag) into buf.
 func (c *Comm) Recv(buf comm.Buffer, source, tag int) (comm.Status, error) {
+	return c.RecvContext(context.Background(), buf, source, tag)
+}
+
+// RecvContext is Recv that gives up when ctx is done: a receive that has
+// not matched a message yet is withdrawn.
+func (c *Comm) RecvContext(ctx context.Context, buf comm.Buffer, source, tag int) (comm.Status, error) {
 	r, err := c.Irecv(buf, source, tag)
 	if err != nil {
 		return comm.Status{}, err
 	}
-	return r.Wait()
+	return r.WaitContext(ctx)
 }
 
 // Sendrecv sends sbuf to dest and receives rbuf from source, concurrently.
@@ -400,10 +446,18 @@ func (c *Comm) Sendrecv(sbuf comm.Buffer, dest, stag int, rbuf comm.Buffer, sour
 // returns its status without receiving it. In Raw mode the status's
 // Elements is comm.Undefined: MPI knows the elements only of a typed receive.
 func (c *Comm) Probe(source, tag int) (comm.Status, error) {
+	return c.ProbeContext(context.Background(), source, tag)
+}
+
+// ProbeContext is Probe that gives up when ctx is done.
+func (c *Comm) ProbeContext(ctx context.Context, source, tag int) (comm.Status, error) {
 	for {
 		st, ok, err := c.Iprobe(source, tag)
 		if err != nil || ok {
 			return st, err
+		}
+		if err := ctx.Err(); err != nil {
+			return comm.Status{}, fmt.Errorf("probe: %w", err)
 		}
 		runtime.Gosched()
 	}
@@ -436,11 +490,8 @@ func (c *Comm) Iprobe(source, tag int) (st comm.Status, ok bool, err error) {
 		return comm.NewStatus(int(osrc), int(otag), int64(bytes), comm.Undefined), true, nil
 	}
 	w.progress()
-	r := &recvOp{src: source, tag: tag}
-	for _, m := range w.unexpected {
-		if r.matches(m) {
-			return comm.NewStatus(m.src, m.tag, m.sig.Bytes, m.sig.Sig.N), true, nil
-		}
+	if env, m, ok := w.q.Probe(c.ctx, source, tag); ok {
+		return comm.NewStatus(env.Source, env.Tag, m.sig.Bytes, m.sig.Sig.N), true, nil
 	}
 	return comm.Status{}, false, nil
 }

@@ -8,14 +8,17 @@ package mpi
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sync"
 	"unsafe"
 
 	"github.com/ddtlab/ddt/comm"
+	"github.com/ddtlab/ddt/comm/internal/match"
 	"github.com/ddtlab/ddt/datatype"
 )
 
@@ -64,8 +67,14 @@ type Options struct {
 }
 
 // header layout, little-endian 64-bit words: signature hash, elements,
-// bytes, data tag (-1: data inline), uniform basic type (+1; 0: none)
-const hdrSize = 40
+// bytes, data tag (-1: data inline), uniform basic type (+1; 0: none),
+// communicator context, source rank in that communicator
+const hdrSize = 56
+
+// bytesLimit is the largest byte message sent as a plain MPI_BYTE count;
+// larger ones go with the large-count calls or a derived datatype (see
+// ddt_isend_bytes). Tests lower it to exercise that path.
+var bytesLimit int64 = math.MaxInt32
 
 // hdrRing is the number of header receives kept posted.
 const hdrRing = 4
@@ -84,45 +93,45 @@ type world struct {
 	hdrs                       [hdrRing]*pending
 	hbuf                       unsafe.Pointer // hdrRing receive buffers of hdrSize+MaxInline bytes
 	head                       int            // the oldest posted header receive
-	unexpected                 []*incoming    // matched to no receive, in arrival order
-	posted                     []*recvOp      // receives not yet matched, in posting order
-	pending                    []*pending     // MPI requests in flight
+	q                          match.Queue[*incoming, *recvOp]
+	pending                    []*pending // MPI requests in flight
 	types                      typeCache
 	closed                     bool
+	// per world rank: headers and Raw messages sent to it and received
+	// from it, for Finalize's accounting
+	hsent, hrecv, rsent, rrecv []int64
 }
 
 // incoming is a header that arrived.
 type incoming struct {
-	src, tag int
-	sig      comm.Signature
-	dataTag  int    // -1 when the data is inline
-	inline   []byte // the inline data
+	env     match.Envelope
+	wsrc    int // the sender's world rank
+	sig     comm.Signature
+	dataTag int    // -1 when the data is inline
+	inline  []byte // the inline data
 }
 
 type recvOp struct {
-	src, tag int
-	buf      comm.Buffer
-	mode     Mode
-	req      *comm.Request
-}
-
-func (r *recvOp) matches(m *incoming) bool {
-	return (r.src == comm.AnySource || r.src == m.src) && (r.tag == comm.AnyTag || r.tag == m.tag)
+	buf  comm.Buffer
+	mode Mode
+	req  *comm.Request
 }
 
 // result is what a completed MPI request reports.
 type result struct {
-	src, tag int
-	bytes    int64
-	elements int64 // for requests with an element type, else 0
-	code     int   // MPI error code of the operation
+	src, tag  int
+	bytes     int64
+	elements  int64 // for requests with an element type, else 0
+	code      int   // MPI error code of the operation
+	cancelled bool
 }
 
 // pending is an MPI request in flight and what to do when it completes.
 type pending struct {
-	req   *C.MPI_Request  // its own allocation: cgo may not see the Go pointers of pending
-	etype *C.MPI_Datatype // count elements of this type on completion
-	done  func(result)
+	req     *C.MPI_Request  // its own allocation: cgo may not see the Go pointers of pending
+	etype   *C.MPI_Datatype // count elements of this type on completion
+	done    func(result)
+	rawRecv bool // a Raw receive, cancelled at Finalize
 }
 
 var (
@@ -148,6 +157,9 @@ type Comm struct {
 	w      *world
 	mode   Mode
 	inline int
+	rank   int    // in this communicator
+	group  []int  // the world rank of each rank
+	ctx    uint32 // context of point-to-point messages; ctx+1 is the collectives'
 }
 
 var _ comm.Communicator = (*Comm)(nil)
@@ -191,6 +203,8 @@ func Init(opts Options) (*Comm, error) {
 	w.rank, w.size = int(r), int(s)
 	w.tagUB = int(C.ddt_tag_ub())
 	w.seq = make([]int, w.size)
+	w.hsent, w.hrecv = make([]int64, w.size), make([]int64, w.size)
+	w.rsent, w.rrecv = make([]int64, w.size), make([]int64, w.size)
 	w.hbuf = C.malloc(C.size_t(hdrRing * (hdrSize + MaxInline)))
 	for i := range w.hdrs {
 		w.hdrs[i] = newPending(nil)
@@ -198,7 +212,11 @@ func Init(opts Options) (*Comm, error) {
 			return nil, err
 		}
 	}
-	c := &Comm{w: w}
+	group := make([]int, w.size)
+	for i := range group {
+		group[i] = i
+	}
+	c := &Comm{w: w, rank: w.rank, group: group}
 	return c.WithMode(opts.Mode).withInline(opts.InlineLimit), nil
 }
 
@@ -243,35 +261,50 @@ func (c *Comm) WithInlineLimit(limit int) *Comm {
 // Mode is the mode c sends and receives in.
 func (c *Comm) Mode() Mode { return c.mode }
 
-// Rank is this process's rank in MPI_COMM_WORLD.
-func (c *Comm) Rank() int { return c.w.rank }
+// Rank is this process's rank in the communicator (MPI_COMM_WORLD for the
+// Comm of Init).
+func (c *Comm) Rank() int { return c.rank }
 
-// Size is the number of ranks of MPI_COMM_WORLD.
-func (c *Comm) Size() int { return c.w.size }
+// Size is the number of ranks of the communicator.
+func (c *Comm) Size() int { return len(c.group) }
 
-// Finalize completes the sends and drains in flight, frees the MPI
-// datatypes built and finalizes MPI. Receives still posted fail. The Comms
-// of the world must not be used afterwards.
-func (c *Comm) Finalize() error {
+// Finalize ends the world; see FinalizeContext.
+func (c *Comm) Finalize() error { return c.FinalizeContext(context.Background()) }
+
+// FinalizeContext completes the sends and drains in flight, frees the MPI
+// datatypes built and finalizes MPI. Every rank must call it. The ranks
+// first exchange how many messages each sent to each; messages that were
+// sent and never received are then received into scratch memory and
+// reported, by the receiver and by the sender, in a *comm.StuckError
+// wrapping comm.ErrUnreceived, as are receives still posted (which fail).
+// The Comms of the world must not be used afterwards.
+//
+// If ctx is done before every rank has called it (a rank blocked
+// elsewhere), FinalizeContext returns an error wrapping ctx.Err() without
+// finalizing MPI.
+func (c *Comm) FinalizeContext(ctx context.Context) error {
 	w := c.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return errors.New("mpi: Finalize called twice")
 	}
+	w.closed = true
+	pending, err := w.settle(ctx)
+	if err != nil {
+		return err
+	}
 	for len(w.pending) > 0 {
 		w.progress()
 	}
-	for _, r := range w.posted {
-		r.req.Complete(comm.Status{}, errors.New("mpi: finalized before a matching message arrived"))
-	}
-	w.posted = nil
-	w.closed = true
 	var first error
 	keep := func(err error) {
 		if first == nil {
 			first = err
 		}
+	}
+	if len(pending) > 0 {
+		keep(&comm.StuckError{Cause: comm.ErrUnreceived, Pending: pending})
 	}
 	for i := range w.hdrs {
 		keep(check("MPI_Cancel", C.ddt_cancel(w.hdrs[(w.head+i)%hdrRing].req)))
@@ -283,6 +316,146 @@ func (c *Comm) Finalize() error {
 	C.free(w.hbuf)
 	keep(check("MPI_Finalize", C.MPI_Finalize()))
 	return first
+}
+
+// settle makes sure nothing is left in flight: it exchanges the numbers
+// of messages sent to each rank, takes in every header and Raw message
+// sent to this rank, drains the data of those never received and fails
+// the receives never matched. It returns what was left pending. w.mu is
+// held.
+func (w *world) settle(ctx context.Context) ([]string, error) {
+	n := w.size
+	alltoall := func(send []int64) ([]int64, error) {
+		recv := make([]int64, len(send))
+		cs := (*C.longlong)(C.malloc(C.size_t(8 * len(send))))
+		cr := (*C.longlong)(C.malloc(C.size_t(8 * len(send))))
+		defer C.free(unsafe.Pointer(cs))
+		defer C.free(unsafe.Pointer(cr))
+		copy(unsafe.Slice((*int64)(unsafe.Pointer(cs)), len(send)), send)
+		done := false
+		var code int
+		p := newPending(func(r result) { done, code = true, r.code })
+		if err := check("MPI_Ialltoall", C.ddt_ialltoall_ll(cs, cr, C.int(len(send)/n), w.ccomm, p.req)); err != nil {
+			return nil, err
+		}
+		w.start(p)
+		for !done {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("mpi: finalize: waiting for every rank to finalize: %w", err)
+			}
+			w.progress()
+			w.mu.Unlock()
+			runtime.Gosched()
+			w.mu.Lock()
+		}
+		if code != 0 {
+			return nil, &Error{Op: "MPI_Ialltoall", Code: code}
+		}
+		copy(recv, unsafe.Slice((*int64)(unsafe.Pointer(cr)), len(send)))
+		return recv, nil
+	}
+	counts := make([]int64, 2*n)
+	for d := range n {
+		counts[2*d], counts[2*d+1] = w.hsent[d], w.rsent[d]
+	}
+	got, err := alltoall(counts)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	lost := make([]int64, n) // messages from each rank never received
+	scratch := map[int64]unsafe.Pointer{}
+	defer func() {
+		for _, p := range scratch {
+			C.free(p)
+		}
+	}()
+	for {
+		w.progress()
+		// Raw messages no receive takes
+		var found, osrc, otag C.int
+		var bytes C.longlong
+		if C.ddt_iprobe(C.int(anySource), C.int(anyTag), w.rcomm, &found, &osrc, &otag, &bytes) == 0 && found != 0 {
+			src := int(osrc)
+			sp, ok := scratch[int64(bytes)]
+			if !ok {
+				sp, _ = cbytes(int64(bytes))
+				scratch[int64(bytes)] = sp
+			}
+			p := newPending(func(result) {})
+			if C.ddt_irecv_bytes(sp, bytes, C.longlong(bytesLimit), osrc, otag, w.rcomm, p.req) == 0 {
+				w.start(p)
+				w.rrecv[src]++
+				lost[src]++
+				out = append(out, fmt.Sprintf("raw message from rank %d to rank %d, tag %d, %d bytes, never received", src, w.rank, otag, bytes))
+			}
+		}
+		done := true
+		for s := range n {
+			if w.hrecv[s] < got[2*s] || w.rrecv[s] < got[2*s+1] {
+				done = false
+			}
+		}
+		if done {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("mpi: finalize: waiting for messages sent to rank %d: %w", w.rank, err)
+		}
+		w.mu.Unlock()
+		runtime.Gosched()
+		w.mu.Lock()
+	}
+	// headers nobody received
+	w.q.Unexpected(func(env match.Envelope, in *incoming) {
+		w.drain(in)
+		lost[in.wsrc]++
+		s := fmt.Sprintf("message from rank %d to rank %d, tag %d, %d bytes, never received", in.wsrc, w.rank, env.Tag, in.sig.Bytes)
+		if env.Context != 0 {
+			s = fmt.Sprintf("message from rank %d to rank %d inside a collective or sub-communicator (context %d, tag %d), %d bytes, never received", in.wsrc, w.rank, env.Context, env.Tag, in.sig.Bytes)
+		}
+		out = append(out, s)
+	})
+	var posted []*recvOp
+	w.q.Posted(func(ctxt uint32, src, tag int, r *recvOp) {
+		posted = append(posted, r)
+		out = append(out, fmt.Sprintf("receive from %s, tag %s posted by rank %d, never matched", peerName(src), tagName(tag), w.rank))
+	})
+	w.q = match.Queue[*incoming, *recvOp]{}
+	for _, r := range posted {
+		r.req.Complete(comm.Status{}, errors.New("mpi: finalized before a matching message arrived"))
+	}
+	// Raw receives no message will match
+	for _, p := range w.pending {
+		if p.rawRecv {
+			C.ddt_cancel_only(p.req)
+		}
+	}
+	// tell the senders
+	back, err := alltoall(lost)
+	if err != nil {
+		return nil, err
+	}
+	for d, k := range back {
+		if k > 0 {
+			out = append(out, fmt.Sprintf("%d messages from rank %d to rank %d never received", k, w.rank, d))
+		}
+	}
+	return out, nil
+}
+
+func peerName(p int) string {
+	if p == comm.AnySource {
+		return "any rank"
+	}
+	return fmt.Sprintf("rank %d", p)
+}
+
+func tagName(t int) string {
+	if t == comm.AnyTag {
+		return "any"
+	}
+	return fmt.Sprint(t)
 }
 
 // poll makes progress on everything in flight; requests' Wait calls it.
@@ -307,13 +480,18 @@ func (w *world) progress() {
 			break
 		}
 		in := w.parseHeader(w.hdrBuf(w.head), r)
+		if r.code == 0 && r.src >= 0 && r.src < w.size {
+			w.hrecv[r.src]++
+		}
 		if err := w.postHeader(w.head); err != nil {
 			// without header receives nothing more can arrive; fail loudly
 			// on every receive that waits
-			for _, p := range w.posted {
+			var posted []*recvOp
+			w.q.Posted(func(_ uint32, _, _ int, r *recvOp) { posted = append(posted, r) })
+			for _, p := range posted {
+				w.q.Withdraw(p)
 				p.req.Complete(comm.Status{}, err)
 			}
-			w.posted = nil
 		}
 		w.head = (w.head + 1) % hdrRing
 		if in != nil {
@@ -334,17 +512,17 @@ func (w *world) progress() {
 
 // test tests p's request.
 func test(p *pending) (result, bool) {
-	var done, src, tag, code C.int
+	var done, src, tag, code, cancelled C.int
 	var bytes, elems C.longlong
 	if p.etype != nil {
-		C.ddt_test_elements(p.req, *p.etype, &done, &src, &tag, &bytes, &elems, &code)
+		C.ddt_test_elements(p.req, *p.etype, &done, &src, &tag, &bytes, &elems, &code, &cancelled)
 	} else {
-		C.ddt_test(p.req, &done, &src, &tag, &bytes, &code)
+		C.ddt_test(p.req, &done, &src, &tag, &bytes, &code, &cancelled)
 	}
 	if done == 0 {
 		return result{}, false
 	}
-	return result{src: int(src), tag: int(tag), bytes: int64(bytes), elements: int64(elems), code: int(code)}, true
+	return result{src: int(src), tag: int(tag), bytes: int64(bytes), elements: int64(elems), code: int(code), cancelled: cancelled != 0}, true
 }
 
 // start records p as in flight.
@@ -355,7 +533,8 @@ func (w *world) parseHeader(buf unsafe.Pointer, r result) *incoming {
 		return nil // not a message of this package
 	}
 	b := unsafe.Slice((*byte)(buf), r.bytes)
-	in := &incoming{src: r.src, tag: r.tag}
+	in := &incoming{wsrc: r.src}
+	in.env = match.Envelope{Context: uint32(le64(b[40:])), Source: int(int64(le64(b[48:]))), Tag: r.tag}
 	in.sig.Sig.Hash = le64(b[0:])
 	in.sig.Sig.N = int64(le64(b[8:]))
 	in.sig.Bytes = int64(le64(b[16:]))
@@ -372,7 +551,9 @@ func (w *world) parseHeader(buf unsafe.Pointer, r result) *incoming {
 	return in
 }
 
-func putHeader(b []byte, s comm.Signature, dataTag int) {
+func putHeader(b []byte, s comm.Signature, dataTag int, ctx uint32, src int) {
+	put64(b[40:], uint64(ctx))
+	put64(b[48:], uint64(int64(src)))
 	put64(b[0:], s.Sig.Hash)
 	put64(b[8:], uint64(s.Sig.N))
 	put64(b[16:], uint64(s.Bytes))
@@ -400,14 +581,9 @@ func put64(b []byte, v uint64) {
 // arrive matches a header that arrived with the oldest posted receive it
 // fits, or queues it.
 func (w *world) arrive(in *incoming) {
-	for i, r := range w.posted {
-		if r.matches(in) {
-			w.posted = append(w.posted[:i], w.posted[i+1:]...)
-			w.deliver(in, r)
-			return
-		}
+	if r, ok := w.q.Arrive(in.env, in); ok {
+		w.deliver(in, r)
 	}
-	w.unexpected = append(w.unexpected, in)
 }
 
 func newPending(done func(result)) *pending {

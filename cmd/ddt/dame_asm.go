@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/ddtlab/ddt"
+	"github.com/ddtlab/ddt/internal/jit"
+)
+
+// `ddt dame --asm TYPE` prints the native code the JIT generates for the
+// committed type (internal/jit) instead of the DAME program. This file
+// wraps the dame command registered in bench.go (it sorts after it, so
+// its init runs later).
+func init() {
+	c := lookup("dame")
+	plain := c.run
+	c.args += " [--asm]"
+	c.run = func(e *env, args []string) error {
+		if !slices.ContainsFunc(args, func(a string) bool { return a == "--asm" || a == "-asm" }) {
+			return plain(e, args)
+		}
+		fs := flag.NewFlagSet("dame", flag.ContinueOnError)
+		fs.Bool("asm", false, "print the generated amd64 code (offsets, bytes, instructions) instead of the program")
+		t, err := typeArg(e, "dame", fs, args, nil)
+		if err != nil {
+			return err
+		}
+		ct, err := ddt.Commit(t)
+		if err != nil {
+			return err
+		}
+		s, err := jit.Listing(ct.Program())
+		if errors.Is(err, jit.ErrUnsupported) {
+			_, err = fmt.Fprintf(e.stdout, "; not compiled (%v): the compiled engine runs this type\n", err)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(e.stdout, s)
+		return err
+	}
+}

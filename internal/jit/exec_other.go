@@ -1,0 +1,29 @@
+//go:build !amd64 || !linux
+
+package jit
+
+import (
+	"errors"
+	"unsafe"
+)
+
+type args struct {
+	base unsafe.Pointer
+	off  int
+	pk   unsafe.Pointer
+	n    int
+}
+
+// supported reports whether this build can run generated code: only
+// amd64 Linux can; elsewhere the engines keep their Go kernels.
+const supported = false
+
+func call(fn uintptr, a *args) { panic("jit: no code generation on this platform") }
+
+func hostVec() int { return 16 }
+
+func mapCode(code []byte) ([]byte, error) {
+	return nil, errors.New("jit: no code generation on this platform")
+}
+
+func unmapCode(m []byte) {}

@@ -1,0 +1,373 @@
+package jit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ddtlab/ddt/dame"
+)
+
+// The generator turns a dame.Program into straight-line moves and loop
+// nests. The generated functions are leaves with this convention (set up
+// by the trampoline):
+//
+//	RDI  memory address of the first unit's origin
+//	RSI  address of the first unit's packed bytes
+//	RCX  number of units (> 0)
+//
+// A unit is a whole instance of the program's root (the instance entry) or
+// a whole block of a root that is a strided loop (the block entry). The
+// packed bytes of consecutive units follow each other; their memory is
+// stride bytes apart. Inside a unit every memory operand is a pool
+// register (or RDI) plus a constant, every packed operand RSI plus a
+// constant; loops advance RSI by what they packed. Scratch: RAX (scalar
+// moves), RDX (index of long block copies), vector registers 0-3.
+// Nothing is stored outside the caller's buffers and the stack is not
+// used.
+
+// ErrUnsupported reports a program the generator does not compile (the
+// caller keeps its other engine).
+var ErrUnsupported = errors.New("jit: program not supported")
+
+// Limits of the generator.
+const (
+	maxCode      = 1 << 20 // bytes of code and tables per program
+	unrollMoves  = 32      // a loop whose whole body is at most this many moves is unrolled
+	bodyMoves    = 32      // moves per iteration of an unrolled loop body
+	maxUnrollLst = 1024    // list blocks unrolled at most (moves)
+)
+
+var pool = [...]reg{rbx, r8, r9, r10, r11, r12, r13, r15}
+
+type gen struct {
+	a      asm
+	pack   bool
+	vec    int  // widest vector move: 16, 32 or 64
+	vex    bool // VEX encoding for 16- and 32-byte moves
+	po     int64
+	used   [16]bool
+	tables []table
+	err    error
+	xr     int // next vector register
+}
+
+// table is a list of 64-bit displacements placed after the code; lea is
+// the position of the RIP-relative displacement that addresses it.
+type table struct {
+	lea  int
+	data []int64
+}
+
+func (g *gen) fail(format string, a ...any) {
+	if g.err == nil {
+		g.err = fmt.Errorf("%w: "+format, append([]any{ErrUnsupported}, a...)...)
+	}
+}
+
+// d32 checks that an operand displacement fits 32 bits.
+func (g *gen) d32(x int64) int32 {
+	if x < math.MinInt32 || x > math.MaxInt32 {
+		g.fail("displacement %d does not fit 32 bits", x)
+		return 0
+	}
+	return int32(x)
+}
+
+func (g *gen) alloc() reg {
+	for _, r := range pool {
+		if !g.used[r] {
+			g.used[r] = true
+			return r
+		}
+	}
+	g.fail("loops nested too deeply")
+	return pool[0]
+}
+
+func (g *gen) free(rs ...reg) {
+	for _, r := range rs {
+		g.used[r] = false
+	}
+}
+
+// flush adds the pending packed offset to RSI.
+func (g *gen) flush() {
+	if g.po != 0 {
+		g.a.addImm(rsi, g.d32(g.po))
+		g.po = 0
+	}
+}
+
+// moves lists the (offset, width) moves copying exactly L bytes: the
+// widest allowed width not above L, repeated, the last one overlapping
+// the one before it when L is not a multiple.
+func (g *gen) moves(L int64) (w int64, n int64) {
+	for _, x := range [...]int64{64, 32, 16, 8, 4, 2, 1} {
+		if x <= int64(g.vec) && x <= L {
+			w = x
+			break
+		}
+	}
+	n = L / w
+	if L%w != 0 {
+		n++
+	}
+	return w, n
+}
+
+// long reports whether a block of L bytes is copied by a loop.
+func (g *gen) long(L int64) bool { return L > int64(8*g.vec) }
+
+// move copies w bytes between memory m and packed operand p.
+func (g *gen) move(w int64, m, p mem) {
+	src, dst := m, p
+	if !g.pack {
+		src, dst = p, m
+	}
+	if w <= 8 {
+		g.a.load(int(w), rax, src)
+		g.a.store(int(w), dst, rax)
+		return
+	}
+	x := g.xr
+	g.xr = (g.xr + 1) % 4
+	g.a.vmove(true, int(w), x, src, g.vex)
+	g.a.vmove(false, int(w), x, dst, g.vex)
+}
+
+// block copies the L contiguous bytes at memory mb+mo, packed at RSI+po.
+func (g *gen) block(mb reg, mo, L int64) {
+	po := g.po
+	g.po += L
+	if !g.long(L) {
+		w, n := g.moves(L)
+		for i := int64(0); i < n; i++ {
+			o := min(i*w, L-w)
+			g.move(w, at(mb, g.d32(mo+o)), at(rsi, g.d32(po+o)))
+		}
+		return
+	}
+	// a loop of four vector moves per iteration, RDX counting up to 0
+	// from minus the bytes it copies, then vector moves for the rest,
+	// the last one overlapping
+	w := int64(g.vec)
+	step := 4 * w
+	main := L / step * step
+	g.a.movImm(rdx, g.d32(-main))
+	top := g.a.pc()
+	mm := mem{base: mb, index: rdx, disp: g.d32(mo + main)}
+	pm := mem{base: rsi, index: rdx, disp: g.d32(po + main)}
+	src, dst := mm, pm
+	if !g.pack {
+		src, dst = pm, mm
+	}
+	for k := range 4 {
+		s := src
+		s.disp += int32(k) * int32(w)
+		g.a.vmove(true, int(w), k, s, g.vex)
+	}
+	for k := range 4 {
+		d := dst
+		d.disp += int32(k) * int32(w)
+		g.a.vmove(false, int(w), k, d, g.vex)
+	}
+	g.a.addImm(rdx, int32(step))
+	g.a.jcc(condNE, top)
+	for o := main; o < L; o += w {
+		o := min(o, L-w)
+		g.move(w, at(mb, g.d32(mo+o)), at(rsi, g.d32(po+o)))
+	}
+}
+
+// cost estimates the moves of one instance of n, capped.
+func (g *gen) cost(n *dame.Node) int64 {
+	switch n.Op {
+	case dame.ContigFinal:
+		if g.long(n.Size) {
+			return 12
+		}
+		_, k := g.moves(n.Size)
+		return k
+	case dame.Contig:
+		return sat(n.Count, g.cost(n.Child))
+	case dame.Vector:
+		return sat(n.Count, g.runCost(n.Blocklen, n.Child))
+	}
+	var s int64
+	for i := range n.Disps {
+		s = min(maxCost, s+g.runCost(n.BlockLen(i), n.ChildOf(i)))
+	}
+	return s
+}
+
+const maxCost = 1 << 40
+
+// runCost estimates the moves of run(k, c).
+func (g *gen) runCost(k int64, c *dame.Node) int64 {
+	if c.Op == dame.ContigFinal && c.Extent == c.Size {
+		return g.cost(&dame.Node{Op: dame.ContigFinal, Size: sat(k, c.Size)})
+	}
+	return sat(k, g.cost(c))
+}
+
+// sat multiplies non-negative numbers, saturating.
+func sat(a, b int64) int64 {
+	if a != 0 && b > maxCost/a {
+		return maxCost
+	}
+	return min(a*b, maxCost)
+}
+
+// node emits one instance of n whose origin is at memory mb+mo.
+func (g *gen) node(n *dame.Node, mb reg, mo int64) {
+	if g.err != nil || len(g.a.b) > maxCode {
+		g.fail("code too large")
+		return
+	}
+	switch n.Op {
+	case dame.ContigFinal:
+		g.block(mb, mo, n.Size)
+	case dame.Contig:
+		g.loop(n.Count, n.Child.Extent, n.Child, mb, mo)
+	case dame.Vector:
+		if n.Blocklen == 1 {
+			g.loop(n.Count, n.Stride, n.Child, mb, mo)
+			return
+		}
+		// blocks of Blocklen child instances: a vector of vectors
+		inner := &dame.Node{Op: dame.Contig, Count: n.Blocklen, Child: n.Child, Size: n.Blocklen * n.Child.Size}
+		g.loop(n.Count, n.Stride, inner, mb, mo)
+	case dame.BlockIndex, dame.Index, dame.Struct:
+		g.list(n, mb, mo)
+	default:
+		g.fail("unknown op %v", n.Op)
+	}
+}
+
+// run emits k instances of c, c.Extent apart, the first at mb+mo.
+func (g *gen) run(k int64, c *dame.Node, mb reg, mo int64) {
+	switch {
+	case k == 0:
+	case c.Op == dame.ContigFinal && c.Extent == c.Size:
+		g.block(mb, mo, k*c.Size)
+	case k == 1:
+		g.node(c, mb, mo)
+	default:
+		g.loop(k, c.Extent, c, mb, mo)
+	}
+}
+
+// list emits the blocks of a BlockIndex, Index or Struct node: unrolled
+// with their displacements as constants when short, otherwise (equal
+// blocks only) a loop over a table of displacements.
+func (g *gen) list(n *dame.Node, mb reg, mo int64) {
+	nb := len(n.Disps)
+	if g.cost(n) <= maxUnrollLst {
+		for i := range nb {
+			g.run(n.BlockLen(i), n.ChildOf(i), mb, mo+n.Disps[i])
+		}
+		return
+	}
+	if n.Op != dame.BlockIndex {
+		g.fail("%s of %d blocks", n.Op, nb)
+		return
+	}
+	g.flush()
+	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
+	g.tables = append(g.tables, table{lea: g.leaRIP(rt), data: n.Disps})
+	g.a.movImm(rc, g.d32(int64(nb)))
+	top := g.a.pc()
+	g.a.load(8, rm, at(rt, 0))
+	g.a.addRR(rm, mb)
+	g.run(n.Blocklen, n.Child, rm, mo)
+	g.flush()
+	g.a.addImm(rt, 8)
+	g.a.dec(rc)
+	g.a.jcc(condNE, top)
+	g.free(rt, rm, rc)
+}
+
+// leaRIP emits LEA r, [RIP+disp] and returns the position of disp.
+func (g *gen) leaRIP(r reg) int {
+	g.a.lea(r, mem{base: noReg, index: noReg})
+	return g.a.pc() - 4
+}
+
+// unroll is how many copies of a body of c moves an unrolled loop
+// iteration holds: a power of two up to 8.
+func unroll(c, count int64) int64 {
+	u := int64(1)
+	for u < 8 && 2*u*max(c, 1) <= bodyMoves && 2*u <= count {
+		u *= 2
+	}
+	return u
+}
+
+// loop emits count instances of c, stride bytes apart, the first at
+// mb+mo: unrolled entirely when short, otherwise a counted loop whose body
+// holds a few copies.
+func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
+	cc := g.cost(c)
+	if sat(count, cc) <= unrollMoves {
+		for k := int64(0); k < count; k++ {
+			g.node(c, mb, mo+k*stride)
+		}
+		return
+	}
+	u := unroll(cc, count)
+	g.flush()
+	rm, rc := g.alloc(), g.alloc()
+	g.a.lea(rm, at(mb, g.d32(mo)))
+	g.a.movImm(rc, g.d32(count/u))
+	top := g.a.pc()
+	for k := int64(0); k < u; k++ {
+		g.node(c, rm, k*stride)
+	}
+	g.flush()
+	g.a.addImm(rm, g.d32(u*stride))
+	g.a.dec(rc)
+	g.a.jcc(condNE, top)
+	for k := int64(0); k < count%u; k++ {
+		g.node(c, rm, k*stride)
+	}
+	g.free(rm, rc)
+}
+
+// entry emits a function moving RCX units of c, stride bytes apart.
+func (g *gen) entry(c *dame.Node, stride int64) int {
+	start := g.a.pc()
+	g.po = 0
+	u := unroll(g.cost(c), 8)
+	rem := -1
+	if u > 1 {
+		g.a.cmpImm(rcx, int32(u))
+		rem = g.a.jcc(condB, -1)
+		top := g.a.pc()
+		for k := int64(0); k < u; k++ {
+			g.node(c, rdi, k*stride)
+		}
+		g.flush()
+		g.a.addImm(rdi, g.d32(u*stride))
+		g.a.subImm(rcx, int32(u))
+		g.a.cmpImm(rcx, int32(u))
+		g.a.jcc(condAE, top)
+		g.a.patch(rem, g.a.pc())
+		g.a.testRR(rcx)
+		rem = g.a.jcc(condE, -1)
+	}
+	top := g.a.pc()
+	g.node(c, rdi, 0)
+	g.flush()
+	g.a.addImm(rdi, g.d32(stride))
+	g.a.dec(rcx)
+	g.a.jcc(condNE, top)
+	if rem >= 0 {
+		g.a.patch(rem, g.a.pc())
+	}
+	if g.vec > 16 {
+		g.a.vzeroupper()
+	}
+	g.a.ret()
+	return start
+}

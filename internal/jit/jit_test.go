@@ -1,0 +1,351 @@
+package jit
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/ref"
+	"github.com/ddtlab/ddt/internal/typegen"
+)
+
+// vecs are the vector widths this machine runs.
+func vecs() []int {
+	var v []int
+	for _, w := range []int{16, 32, 64} {
+		if w <= hostVec() {
+			v = append(v, w)
+		}
+	}
+	return v
+}
+
+// guarded returns a slice of n bytes that ends right before a PROT_NONE
+// page, so that any access past its end faults.
+func guarded(t testing.TB, n int) []byte {
+	t.Helper()
+	ps := os.Getpagesize()
+	np := (n+ps-1)/ps + 1
+	m, err := syscall.Mmap(-1, 0, np*ps, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mprotect(m[(np-1)*ps:], syscall.PROT_NONE); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Munmap(m) })
+	return m[(np-1)*ps-n : (np-1)*ps : (np-1)*ps]
+}
+
+func fill(b []byte, r *rand.Rand) {
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+}
+
+// refFallback adapts the reference engine to Fallback.
+type refFallback struct{ t *datatype.Type }
+
+func (f refFallback) Pack(dst, src []byte, origin, count, from int64) {
+	ref.Pack(f.t, count, src, origin, from, dst)
+}
+func (f refFallback) Unpack(dst, src []byte, origin, count, from int64) {
+	ref.Unpack(f.t, count, dst, origin, from, src)
+}
+
+// check runs count instances of t through code c (whole, and split into
+// pieces at the given cuts) against the reference engine, pack and
+// unpack, with the memory image and the packed buffer each ending at a
+// guard page.
+func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Code, count int64, cuts []int64) {
+	t.Helper()
+	size, err := ty.PackSize(count)
+	if err != nil || size == 0 {
+		return
+	}
+	lo, hi, err := ty.Span(count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := guarded(t, int(hi-lo))
+	fill(img, r)
+	origin := -lo
+	want := make([]byte, size)
+	ref.Pack(ty, count, img, origin, 0, want)
+	fb := engine.NewCompiled(p, engine.DefaultLevel())
+	got := guarded(t, int(size))
+	for _, k := range cuts {
+		clear(got)
+		if k > 0 {
+			c.run(true, fb, got[:k], img, origin, count, 0)
+		}
+		if k < size {
+			c.run(true, refFallback{ty}, got[k:], img, origin, count, k)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("pack cut at %d of %d (count %d): got\n%x\nwant\n%x\nprogram:\n%s", k, size, count, got, want, p)
+		}
+	}
+	// unpack: random packed bytes into a random image
+	pk := guarded(t, int(size))
+	fill(pk, r)
+	wantImg := make([]byte, len(img))
+	fill(wantImg, r)
+	base := bytes.Clone(wantImg)
+	ref.Unpack(ty, count, wantImg, origin, 0, pk)
+	for _, k := range cuts {
+		copy(img, base)
+		if k > 0 {
+			c.run(false, fb, pk[:k], img, origin, count, 0)
+		}
+		if k < size {
+			c.run(false, refFallback{ty}, pk[k:], img, origin, count, k)
+		}
+		if !bytes.Equal(img, wantImg) {
+			t.Fatalf("unpack cut at %d of %d (count %d): images differ at %d\nprogram:\n%s", k, size, count, firstDiff(img, wantImg), p)
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+func cutsFor(size int64, r *rand.Rand) []int64 {
+	if size <= 300 {
+		c := make([]int64, size+1)
+		for i := range c {
+			c[i] = int64(i)
+		}
+		return c
+	}
+	c := []int64{0, size, size / 2}
+	for range 8 {
+		c = append(c, r.Int64N(size+1))
+	}
+	return c
+}
+
+func TestRandomTypes(t *testing.T) {
+	if !supported {
+		t.Skip("no code generation on this platform")
+	}
+	n := 800
+	if testing.Short() {
+		n = 300
+	}
+	compiled, skipped := 0, map[string]int{}
+	for seed := range n {
+		r := rand.New(rand.NewPCG(uint64(seed), 11))
+		ty := typegen.Random(r, typegen.Options{MaxElements: 512, MaxExtent: 1 << 14})
+		p := dame.Compile(ty)
+		for _, vec := range vecs() {
+			c, err := compileVec(p, vec)
+			if err != nil {
+				if !errors.Is(err, ErrUnsupported) {
+					t.Fatal(err)
+				}
+				skipped[strings.SplitN(err.Error(), ": ", 3)[2]]++
+				break
+			}
+			compiled++
+			for _, count := range []int64{1, 2, 5} {
+				size, _ := ty.PackSize(count)
+				check(t, r, ty, p, c, count, cutsFor(size, r))
+			}
+		}
+	}
+	t.Logf("%d compiled programs checked; not compiled: %v", compiled, skipped)
+	if compiled < n/2 {
+		t.Errorf("only %d of %d random programs compiled", compiled, n)
+	}
+}
+
+// TestShapes runs the shapes the generator treats specially: long
+// blocks (vector loops), long vectors (unrolled loops with remainders),
+// long lists (displacement tables), deep nests, big counts (chunked
+// calls), resized instances that overlap.
+func TestShapes(t *testing.T) {
+	if !supported {
+		t.Skip("no code generation on this platform")
+	}
+	dbl, i32, ch := datatype.Of(datatype.Double), datatype.Of(datatype.Int), datatype.Of(datatype.Char)
+	must := func(x *datatype.Type, err error) *datatype.Type {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	disps := make([]int64, 3000)
+	for i := range disps {
+		disps[i] = r.Int64N(50000)
+	}
+	s7 := must(datatype.Struct([]int64{1, 3, 1, 2}, []int64{0, 8, 32, 36}, []*datatype.Type{i32, dbl, ch, datatype.Of(datatype.Float)}))
+	types := map[string]*datatype.Type{
+		"vector24":    must(datatype.Vector(1000, 1, 3, dbl)),
+		"resized":     must(datatype.Resized(dbl, 0, 192)),
+		"rows":        must(datatype.Vector(37, 1000, 1200, ch)),
+		"rows-long":   must(datatype.Vector(5, 5000, 9001, ch)),
+		"vecblk":      must(datatype.Vector(100, 16, 32, dbl)),
+		"face":        must(datatype.HVector(20, 1, 8*400, must(datatype.Vector(30, 1, 20, dbl)))),
+		"blockindex":  must(datatype.IndexedBlock(3, disps, ch)),
+		"blockindex8": must(datatype.IndexedBlock(1, disps, dbl)),
+		"struct7":     must(datatype.Resized(s7, 0, 48)),
+		"struct7x":    must(datatype.Contiguous(5, must(datatype.Resized(s7, 0, 48)))),
+		"overlap":     must(datatype.Resized(must(datatype.Vector(3, 2, 1, i32)), 0, 4)),
+		"deep":        must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, dbl)))))))))),
+		"negstride":   must(datatype.Vector(50, 1, -3, dbl)),
+	}
+	for name, ty := range types {
+		p := dame.Compile(ty)
+		for _, vec := range vecs() {
+			c, err := compileVec(p, vec)
+			if err != nil {
+				t.Logf("%s: %v", name, err)
+				continue
+			}
+			for _, count := range []int64{1, 3, 17, 300} {
+				size, _ := ty.PackSize(count)
+				if size > 1<<20 {
+					continue
+				}
+				check(t, r, ty, p, c, count, cutsFor(size, r))
+			}
+		}
+	}
+}
+
+// TestEngineTiers checks that the tiered engine compiles after enough
+// use, at once with Now, never with Off, and moves the same bytes.
+func TestEngineTiers(t *testing.T) {
+	ty, _ := datatype.Vector(100, 1, 3, datatype.Of(datatype.Double))
+	p := dame.Compile(ty)
+	fb := engine.NewCompiled(p, engine.DefaultLevel())
+	src := make([]byte, 8*300)
+	fill(src, rand.New(rand.NewPCG(3, 4)))
+	want := make([]byte, 800)
+	ref.Pack(ty, 1, src, 0, 0, want)
+	e := New(p, fb, Options{})
+	if e.Code() != nil {
+		t.Fatal("compiled at commit")
+	}
+	for range compileAfter / callWeight {
+		got := make([]byte, 800)
+		e.Pack(got, src, 0, 1, 0)
+		if !bytes.Equal(got, want) {
+			t.Fatal("tiered pack differs")
+		}
+	}
+	if Available() && e.Code() == nil {
+		t.Fatalf("not compiled after %d calls: %v", compileAfter/callWeight, e)
+	}
+	if e := New(p, fb, Options{Now: true}); Available() && e.Code() == nil {
+		t.Fatalf("Now did not compile: %v", e)
+	}
+	if e := New(p, fb, Options{Off: true}); e.Code() != nil {
+		t.Fatal("Off compiled")
+	}
+	// identical programs share their code
+	if Available() {
+		c1, err1 := Compile(dame.Compile(ty))
+		c2, err2 := Compile(dame.Compile(ty))
+		if err1 != nil || err2 != nil || c1 != c2 {
+			t.Fatalf("identical programs do not share code: %v %v", err1, err2)
+		}
+	}
+}
+
+// TestEncoding decodes the generated code with objdump (when installed)
+// and compares instruction boundaries and mnemonics with the listing.
+func TestEncoding(t *testing.T) {
+	od, err := exec.LookPath("objdump")
+	if err != nil {
+		t.Skip("objdump not installed")
+	}
+	dbl := datatype.Of(datatype.Double)
+	disps := make([]int64, 2000)
+	for i := range disps {
+		disps[i] = int64(i*i%7919) * 8
+	}
+	bi, _ := datatype.IndexedBlock(1, disps, dbl)
+	v, _ := datatype.Vector(1000, 3, 7, datatype.Of(datatype.Char))
+	big, _ := datatype.Vector(10, 700, 1000, datatype.Of(datatype.Char))
+	s7, _ := datatype.Struct([]int64{1, 3, 1, 2}, []int64{0, 8, 32, 36}, []*datatype.Type{datatype.Of(datatype.Int), dbl, datatype.Of(datatype.Char), datatype.Of(datatype.Float)})
+	re := regexp.MustCompile(`^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S+)`)
+	for _, ty := range []*datatype.Type{bi, v, big, s7} {
+		for _, vec := range []int{16, 32, 64} {
+			pr, err := generate(dame.Compile(ty), vec, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := &pr.g.a
+			code := a.txt[len(a.txt)-1]
+			end := code.off + code.n
+			f := filepath.Join(t.TempDir(), "code.bin")
+			if err := os.WriteFile(f, a.b[:end], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(od, "-D", "-b", "binary", "-m", "i386:x86-64", "-M", "intel", f).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[int]string{}
+			for _, l := range strings.Split(string(out), "\n") {
+				if m := re.FindStringSubmatch(l); m != nil {
+					off, _ := strconv.ParseInt(m[1], 16, 64)
+					got[int(off)] = m[2]
+				}
+			}
+			for _, l := range a.txt {
+				mn := strings.Fields(l.text)[0]
+				if got[l.off] != mn {
+					t.Errorf("vec %d: at %#x we wrote %q (%x), objdump decodes %q\n%s", vec, l.off, l.text, a.b[l.off:l.off+l.n], got[l.off], out)
+					break
+				}
+			}
+		}
+	}
+}
+
+// FuzzJIT runs random types (typegen seeded by the fuzzer) through the
+// generated code against the reference engine, split at a fuzzed byte.
+func FuzzJIT(f *testing.F) {
+	f.Add(uint64(1), uint64(2), uint8(2), uint32(7))
+	f.Add(uint64(99), uint64(5), uint8(1), uint32(0))
+	f.Fuzz(func(t *testing.T, s1, s2 uint64, count uint8, cut uint32) {
+		if !supported {
+			t.Skip("no code generation on this platform")
+		}
+		r := rand.New(rand.NewPCG(s1, s2))
+		ty := typegen.Random(r, typegen.Options{MaxElements: 256, MaxExtent: 1 << 12})
+		p := dame.Compile(ty)
+		c, err := compileVec(p, vecs()[r.IntN(len(vecs()))])
+		if err != nil {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Fatal(err)
+			}
+			return
+		}
+		n := int64(count%8) + 1
+		size, _ := ty.PackSize(n)
+		check(t, r, ty, p, c, n, []int64{0, size, int64(cut) % (size + 1)})
+	})
+}

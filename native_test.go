@@ -1,0 +1,49 @@
+package ddt
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/jit"
+)
+
+// TestJITNow checks that Auto with JITNow runs native code where the JIT
+// is available (and the compiled engine's kernels otherwise), and that
+// tiering compiles a type after enough use.
+func TestJITNow(t *testing.T) {
+	ty, _ := datatype.Vector(100, 1, 3, datatype.Of(datatype.Double))
+	c, err := CommitWith(ty, Options{JITNow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := strings.HasPrefix(c.Plan(), "native code: ")
+	if jit.Available() && !strings.Contains(c.Plan(), "byte vector moves") {
+		t.Fatalf("JITNow: plan %q", c.Plan())
+	}
+	if !jit.Available() && native {
+		t.Fatalf("JIT off, yet plan %q", c.Plan())
+	}
+	lazy, _ := Commit(ty)
+	src := make([]byte, 8*300)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	want := make([]byte, 800)
+	if _, err := c.Pack(want, src, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	for range 64 {
+		got := make([]byte, 800)
+		if _, err := lazy.Pack(got, src, 0, 1); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("tiered pack differs (%v)", err)
+		}
+	}
+	if jit.Available() && !strings.Contains(lazy.Plan(), "byte vector moves") {
+		t.Fatalf("not compiled after 64 packs: plan %q", lazy.Plan())
+	}
+	if c, _ := CommitWith(ty, Options{JITNow: true, Kernels: "go"}); strings.HasPrefix(c.Plan(), "native") {
+		t.Fatalf("Kernels go, yet plan %q", c.Plan())
+	}
+}

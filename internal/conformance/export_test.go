@@ -35,12 +35,12 @@ func exportCases(t *testing.T, n int) []testCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs = append(cs, testCase{filepath.Base(f), ty})
+		cs = append(cs, testCase{name: filepath.Base(f), t: ty})
 	}
 	cs = append(cs, edgeCases(t)...)
 	r := rand.New(rand.NewPCG(fixedSeed, 90))
 	for i := range n {
-		cs = append(cs, testCase{fmt.Sprintf("export type %d", i), typegen.Random(r, typegen.Options{})})
+		cs = append(cs, testCase{name: fmt.Sprintf("export type %d", i), t: typegen.Random(r, typegen.Options{})})
 	}
 	return cs
 }

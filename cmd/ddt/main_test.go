@@ -251,3 +251,18 @@ func FuzzCommands(f *testing.F) {
 		}
 	})
 }
+
+func TestTypemapMax(t *testing.T) {
+	out, errs, st := cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "3997")
+	if st != 1 || out != "" || !strings.Contains(errs, "has 3998 elements, more than --max 3997") {
+		t.Errorf("status %d, %q", st, errs)
+	}
+	out, errs, st = cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "3998")
+	if st != 0 || strings.Count(out, "\n") != 3998 {
+		t.Errorf("status %d, %d lines, %q", st, strings.Count(out, "\n"), errs)
+	}
+	out, _, st = cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "0")
+	if st != 0 || strings.Count(out, "\n") != 3998 {
+		t.Errorf("--max 0: status %d", st)
+	}
+}

@@ -131,6 +131,12 @@ func TestHelpEverywhere(t *testing.T) {
 				t.Errorf("%s -h cites seed %s without naming the paper:\n%s", c.name, id, errs)
 			}
 		}
+		for _, w := range strings.Fields(c.args) {
+			w = strings.Trim(w, "[]|")
+			if strings.HasPrefix(w, "-") && w != "-" && !strings.Contains(errs, "\n  "+w) {
+				t.Errorf("%s -h does not describe %s, which its usage line names:\n%s", c.name, w, errs)
+			}
+		}
 		hout, _, hst := cli(t, "", "help", c.name)
 		if hst != 0 || hout != errs {
 			t.Errorf("help %s differs from %s -h", c.name, c.name)

@@ -162,7 +162,7 @@ type blockList struct {
 // newBlockList returns a list with room for n blocks in two allocations.
 func newBlockList(n int) blockList {
 	buf := make([]int64, 2*n)
-	return blockList{disps: buf[:0:n], bls: buf[n:n:2*n], kids: make([]*Node, 0, n)}
+	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n], kids: make([]*Node, 0, n)}
 }
 
 func (b *blockList) add(disp, bl int64, c *Node, off int64) {

@@ -113,6 +113,8 @@ type Committed struct {
 	eng    engine.Engine
 	sig    sig.Sig // signature of one instance (seed 004), computed at commit
 	progMu sync.Once
+	treeMu sync.Once
+	tree   *sig.Tree // built on first use
 }
 
 // Commit prepares t for packing with the default options.
@@ -226,6 +228,20 @@ func normalized(t *datatype.Type) *datatype.Type {
 // Signature is the type signature of one instance (its hash and element
 // count, seed 004), computed at commit from the type tree.
 func (c *Committed) Signature() sig.Sig { return c.sig }
+
+// SignatureTree is the signature tree of the type (built on first use, in
+// O(nodes)): prefixes, elements and Match against a received message's
+// signature in O(depth · log), the one signature source for receives.
+func (c *Committed) SignatureTree() *sig.Tree {
+	c.treeMu.Do(func() { c.tree = sig.NewTree(c.t) })
+	return c.tree
+}
+
+// MatchSignature checks a message of signature sent against a receive of
+// count instances of the type (sig.Match, with the type's tree).
+func (c *Committed) MatchSignature(sent sig.Sig, count int64) error {
+	return c.SignatureTree().Match(sent, count)
+}
 
 // MessageSignature is the signature of count instances: what a message of
 // count instances carries, checked by the receiver with sig.Match.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/sig"
 )
 
 // randType builds a random type of at most depth levels with small counts,
@@ -319,4 +320,51 @@ func cb(t *testing.T) *Committed {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestTranspackSignatures: Transpack compares the signatures computed at
+// commit; messages of one size and different basic types, or the same
+// basic types in another order, are refused.
+func TestTranspackSignatures(t *testing.T) {
+	in, fl, db := datatype.Of(datatype.Int), datatype.Of(datatype.Float), datatype.Of(datatype.Double)
+	id, _ := datatype.Struct([]int64{1, 1}, []int64{0, 8}, []*datatype.Type{in, db})
+	di, _ := datatype.Struct([]int64{1, 1}, []int64{0, 8}, []*datatype.Type{db, in})
+	id2, _ := datatype.Contiguous(2, id)
+	commit := func(ty *datatype.Type) *Committed {
+		c, err := Commit(ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	buf := make([]byte, 64)
+	for _, c := range []struct {
+		name             string
+		dst, src         *datatype.Type
+		dstCount, srcCnt int64
+		ok               bool
+	}{
+		{"int as float", fl, in, 1, 1, false},
+		{"(int, double) as (double, int)", di, id, 1, 1, false},
+		{"2 x (int, double) as contiguous(2, (int, double))", id2, id, 1, 2, true},
+		{"uniform, other count", in, in, 2, 2, true},
+	} {
+		_, err := Transpack(commit(c.dst), buf, 0, c.dstCount, commit(c.src), make([]byte, 64), 0, c.srcCnt)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err = %v, want ok = %v", c.name, err, c.ok)
+		}
+	}
+	// the committed type's tree answers like sig.Match
+	c := commit(id2)
+	s, _ := sig.OfCount(id, 1)
+	if err := c.MatchSignature(s, 1); err != nil {
+		t.Errorf("MatchSignature of a prefix: %v", err)
+	}
+	s3, _ := sig.OfCount(id, 3)
+	if err := c.MatchSignature(s3, 1); err == nil {
+		t.Error("MatchSignature of 3 instances into 2 succeeded")
+	}
+	if got, want := c.SignatureTree().Sig(), c.Signature(); got != want {
+		t.Errorf("tree signature %v, commit signature %v", got, want)
+	}
 }

@@ -3,8 +3,6 @@ package ddt
 import (
 	"fmt"
 	"iter"
-
-	"github.com/ddtlab/ddt/datatype"
 )
 
 // Segments returns the I/O vector of count instances from packed byte
@@ -37,7 +35,7 @@ func Transpack(dst *Committed, dstBuf []byte, dstOrigin, dstCount int64, src *Co
 	if err != nil {
 		return 0, err
 	}
-	if size != dsize || !sameSignature(src.t, srcCount, dst.t, dstCount) {
+	if size != dsize || !sameSignature(src, srcCount, dst, dstCount) {
 		return 0, fmt.Errorf("transpack: the type signatures of %d x %v and %d x %v differ", srcCount, src.t, dstCount, dst.t)
 	}
 	next, stop := iter.Pull2(dst.Segments(dstCount, 0))
@@ -56,19 +54,18 @@ func Transpack(dst *Committed, dstBuf []byte, dstOrigin, dstCount int64, src *Co
 	return size, nil
 }
 
-// sameSignature reports whether count instances of a and of b have the same
-// sequence of basic types.
-func sameSignature(a *datatype.Type, na int64, b *datatype.Type, nb int64) bool {
-	next, stop := iter.Pull2(b.All(nb))
-	defer stop()
-	ok := true
-	a.Walk(na, func(x datatype.Basic, _ int64) bool {
-		y, _, more := next()
-		ok = more && x == y
-		return ok
-	})
-	if _, _, more := next(); more {
+// sameSignature reports whether na instances of a and nb of b have the
+// same type signature, from the signatures computed at commit: exactly
+// when either is uniform (one basic type) or the element counts differ,
+// otherwise by the seed 004 hash (a false match needs x to be a root of a
+// nonzero polynomial of degree below the element count: probability below
+// n/(2^61-1)).
+func sameSignature(a *Committed, na int64, b *Committed, nb int64) bool {
+	sa, err1 := a.sig.Repeat(na)
+	sb, err2 := b.sig.Repeat(nb)
+	if err1 != nil || err2 != nil {
 		return false
 	}
-	return ok
+	same, _ := sa.Same(sb)
+	return same
 }

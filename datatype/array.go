@@ -134,7 +134,8 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 				if dargs[i] <= 0 {
 					return nil, argErr(c, "dargs[%d] = %d is not positive", i, dargs[i])
 				}
-				if k.mul(dargs[i], psizes[i]) < gsizes[i] && k.err == nil {
+				// (a product that overflows int64 covers any gsize)
+				if prod, err := mul(dargs[i], psizes[i]); err == nil && prod < gsizes[i] {
 					return nil, argErr(c, "dargs[%d] * psizes[%d] = %d is less than gsizes[%d] = %d",
 						i, i, dargs[i]*psizes[i], i, gsizes[i])
 				}
@@ -147,7 +148,10 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 			return nil, argErr(c, "bad distribution %d", distribs[i])
 		}
 	}
-	if k.err != nil || procs != size {
+	if k.err != nil {
+		return nil, argErr(c, "the process grid psizes=%v has more than 2^63-1 processes, not size %d", psizes, size)
+	}
+	if procs != size {
 		return nil, argErr(c, "the process grid has %d processes, not size %d", procs, size)
 	}
 	// coordinates of rank in the row-major process grid
@@ -228,11 +232,14 @@ func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np,
 		if b == DefaultDarg {
 			b = 1
 		}
-		var local int64
-		if firstIdx := k.mul(p, b); k.err == nil && firstIdx <= g-1 {
-			period := k.mul(np, b)
+		var local int64 // indices this process owns
+		if firstIdx, err := mul(p, b); err == nil && firstIdx <= g-1 {
 			span := g - firstIdx
-			local = span/period*b + min(span%period, b)
+			if period, err := mul(np, b); err == nil {
+				local = span/period*b + min(span%period, b)
+			} else {
+				local = min(span, b) // one block per process fits in the dimension at most
+			}
 		}
 		cnt, rem := local/b, local%b
 		cstride := k.mul(k.mul(np, b), stride)
@@ -260,7 +267,7 @@ func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np,
 	} else {
 		b := darg
 		if dist == DistributeNone || b == DefaultDarg {
-			b = (g + np - 1) / np
+			b = (g-1)/np + 1 // ceil(g/np) without overflow; g > 0
 		}
 		mysize := max(0, min(b, g-k.mul(b, p)))
 		if first {

@@ -186,8 +186,14 @@ func Rebuild(c Contents) (*Type, error) {
 }
 
 // Equal reports whether a and b were built the same way from equal
-// arguments (the same constructor tree), which implies equal layouts.
+// arguments (the same constructor tree), which implies equal layouts. It
+// compares each pair of subtypes once, so shared subtypes (a DAG) cost
+// O(nodes), not the size of the expanded tree.
 func Equal(a, b *Type) bool {
+	return equal(a, b, map[[2]*Type]bool{})
+}
+
+func equal(a, b *Type, done map[[2]*Type]bool) bool {
 	if a == b {
 		return true
 	}
@@ -197,12 +203,19 @@ func Equal(a, b *Type) bool {
 	if a.combiner == CombinerNamed {
 		return a.name == b.name
 	}
+	if done[[2]*Type{a, b}] {
+		return true // compared before and found equal: a difference ends the comparison
+	}
+	done[[2]*Type{a, b}] = true
+	if a.depth != b.depth || a.size != b.size || a.lb != b.lb || a.ub != b.ub {
+		return false
+	}
 	ca, cb := a.Contents(), b.Contents()
 	if !slices.Equal(ca.Ints, cb.Ints) || !slices.Equal(ca.Addrs, cb.Addrs) || len(ca.Types) != len(cb.Types) {
 		return false
 	}
 	for i := range ca.Types {
-		if !Equal(ca.Types[i], cb.Types[i]) {
+		if !equal(ca.Types[i], cb.Types[i], done) {
 			return false
 		}
 	}

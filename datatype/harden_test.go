@@ -279,3 +279,138 @@ func TestDepthLimit(t *testing.T) {
 		t.Errorf("subarray of 3 dimensions over depth MaxDepth-1: %v, want ErrTooDeep", err)
 	}
 }
+
+// TestEqualSharedSubtypes checks that Equal costs O(nodes) on DAGs whose
+// expanded trees are exponentially large.
+func TestEqualSharedSubtypes(t *testing.T) {
+	build := func(last int64) *datatype.Type {
+		ty := datatype.Of(datatype.Char)
+		for range 55 { // 2^55 leaves when expanded
+			r := mustT(t)(datatype.Resized(ty, 0, 1))
+			ty = mustT(t)(datatype.Struct([]int64{1, 1}, []int64{0, 0}, []*datatype.Type{r, r}))
+			ty = mustT(t)(datatype.Resized(ty, 0, 1))
+		}
+		return mustT(t)(datatype.HVector(2, 1, last, ty))
+	}
+	a, b, c := build(3), build(3), build(4)
+	start := time.Now()
+	if !datatype.Equal(a, b) || datatype.Equal(a, c) {
+		t.Error("Equal of shared-subtype chains")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Equal took %v", d)
+	}
+}
+
+// TestArrayConstructorsEdgeSweep calls subarray and darray (one dimension,
+// every distribution and order) with every combination of edge values for
+// their integer arguments: no panic, errors name the constructor, and
+// types that build have consistent bounds.
+func TestArrayConstructorsEdgeSweep(t *testing.T) {
+	vals := []int64{0, 1, 2, 3, -1, 1 << 31, 1 << 62, maxI, minI}
+	if testing.Short() {
+		vals = vals[:6]
+	}
+	olds := []*datatype.Type{datatype.Of(datatype.Char), mustT(t)(datatype.Resized(datatype.Of(datatype.Int), 0, -8))}
+	check := func(c string, ty *datatype.Type, err error) {
+		t.Helper()
+		if err != nil {
+			var ae *datatype.ArgError
+			if !errors.As(err, &ae) || ae.Constructor != c {
+				t.Fatalf("%s: error %v does not name it", c, err)
+			}
+			return
+		}
+		checkLayout(t, ty)
+	}
+	for _, old := range olds {
+		for _, a := range vals {
+			for _, b := range vals {
+				for _, s := range vals {
+					for _, o := range []datatype.Order{datatype.OrderC, datatype.OrderFortran} {
+						ty, err := datatype.Subarray([]int64{a, 2}, []int64{b, 1}, []int64{s, 1}, o, old)
+						check("subarray", ty, err)
+					}
+				}
+			}
+		}
+		for _, size := range vals[:5] {
+			for _, rank := range vals[:5] {
+				for _, g := range vals {
+					for _, darg := range vals {
+						for _, p := range vals {
+							for _, d := range []datatype.Distrib{datatype.DistributeBlock, datatype.DistributeCyclic, datatype.DistributeNone} {
+								ty, err := datatype.Darray(size, rank, []int64{g, 3}, []datatype.Distrib{d, datatype.DistributeCyclic},
+									[]int64{darg, datatype.DefaultDarg}, []int64{p, 1}, datatype.OrderC, old)
+								check("darray", ty, err)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	// a block distribution whose darg*psize overflows covers any gsize
+	ty := mustT(t)(datatype.Darray(2, 1, []int64{10}, []datatype.Distrib{datatype.DistributeBlock}, []int64{1 << 62}, []int64{2}, datatype.OrderC, olds[0]))
+	if ty.Size() != 0 || ty.Extent() != 10 {
+		t.Errorf("darray block 2^62 rank 1: size %d extent %d, want 0 and 10", ty.Size(), ty.Extent())
+	}
+}
+
+// TestConstructorsEdgeSweep calls every list and vector constructor with
+// every combination of edge values for two blocks over old types with
+// negative, huge and zero extents and sizes: no panic, errors name the
+// constructor, and types that build have consistent bounds.
+func TestConstructorsEdgeSweep(t *testing.T) {
+	vals := []int64{0, 1, 2, -1, 1 << 31, 1 << 62, -1 << 62, maxI, minI}
+	if testing.Short() {
+		vals = vals[:5]
+	}
+	i := datatype.Of(datatype.Int)
+	olds := []*datatype.Type{
+		datatype.Of(datatype.Char), datatype.TwoInt,
+		mustT(t)(datatype.Resized(i, 0, -8)),
+		mustT(t)(datatype.Resized(i, -1<<62, 1<<62)),
+		mustT(t)(datatype.Contiguous(0, i)),
+		mustT(t)(datatype.HIndexedBlock(0, []int64{1 << 40}, i)),
+	}
+	check := func(c string, ty *datatype.Type, err error) {
+		t.Helper()
+		if err != nil {
+			var ae *datatype.ArgError
+			if !errors.As(err, &ae) || ae.Constructor != c {
+				t.Fatalf("%s: error %v does not name it", c, err)
+			}
+			return
+		}
+		checkLayout(t, ty)
+	}
+	for _, old := range olds {
+		for _, a := range vals {
+			ty, err := datatype.Contiguous(a, old)
+			check("contiguous", ty, err)
+			for _, b := range vals {
+				ty, err := datatype.Resized(old, a, b)
+				check("resized", ty, err)
+				for _, c := range vals {
+					ty, err := datatype.Vector(a, b, c, old)
+					check("vector", ty, err)
+					ty, err = datatype.HVector(a, b, c, old)
+					check("hvector", ty, err)
+					ty, err = datatype.IndexedBlock(a, []int64{b, c}, old)
+					check("indexed_block", ty, err)
+					ty, err = datatype.HIndexedBlock(a, []int64{b, c}, old)
+					check("hindexed_block", ty, err)
+					for _, d := range vals {
+						ty, err := datatype.Indexed([]int64{a, b}, []int64{c, d}, old)
+						check("indexed", ty, err)
+						ty, err = datatype.HIndexed([]int64{a, b}, []int64{c, d}, old)
+						check("hindexed", ty, err)
+						ty, err = datatype.Struct([]int64{a, b}, []int64{c, d}, []*datatype.Type{old, olds[(int(a)&3)%len(olds)]})
+						check("struct", ty, err)
+					}
+				}
+			}
+		}
+	}
+}

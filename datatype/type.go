@@ -169,7 +169,7 @@ func (t *Type) Align() int64 { return t.align }
 func (t *Type) DataBounds() (lo, hi int64) { return t.dataLB, t.dataUB }
 
 // Span returns the half-open byte range relative to the origin that count
-// instances touch, or an error if it overflows int64. The range is empty
+// instances touch, or an error if it, or its length, overflows int64. The range is empty
 // (lo == hi == 0) when nothing is touched.
 func (t *Type) Span(count int64) (lo, hi int64, err error) {
 	if count < 0 {
@@ -187,6 +187,9 @@ func (t *Type) Span(count int64) (lo, hi int64, err error) {
 		lo, err = add(lo, shift)
 	} else {
 		hi, err = add(hi, shift)
+	}
+	if err == nil {
+		_, err = sub(hi, lo)
 	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("span of %d instances: %w", count, err)

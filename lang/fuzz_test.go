@@ -2,9 +2,11 @@ package lang
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ddtlab/ddt/datatype"
@@ -28,6 +30,9 @@ func FuzzParse(f *testing.F) {
 		"darray(4, 3, [5, 5], [cyclic, block], [2, default], [2, 2], Fortran, int)",
 		"indexed([1, 2], [3], int)", "vector(count=1, 2, 3, int)", "subarray([3], [3], [0], C, 2int)",
 	} {
+		f.Add([]byte(s))
+	}
+	for _, s := range hostileSeeds() {
 		f.Add([]byte(s))
 	}
 	r := rand.New(rand.NewPCG(1, 1))
@@ -55,4 +60,31 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("print then parse differs:\n%s\n%s", src, out)
 		}
 	})
+}
+
+// hostileSeeds are inputs made to exhaust the parser: deep nesting, long
+// tokens, deep chains of bindings, int64 edges, control bytes.
+func hostileSeeds() []string {
+	var chain strings.Builder
+	chain.WriteString("t0 = int\n")
+	for i := 1; i <= 1100; i++ {
+		fmt.Fprintf(&chain, "t%d = contiguous(1, t%d)\n", i, i-1)
+	}
+	return []string{
+		strings.Repeat("[", 5000),
+		"contiguous(" + strings.Repeat("[", 5000),
+		strings.Repeat("dup(", 1100) + "int" + strings.Repeat(")", 1100),
+		strings.Repeat("a", 3000),
+		"contiguous(" + strings.Repeat("9", 3000) + ", int)",
+		"\x00\x00\x00", "int\x00", "\xff\xfe", "contiguous(1, int)\n\xe2\x82",
+		chain.String(),
+		"t0 = hindexed_block(1, [-4, 4], int)\nhindexed_block(1, [0, -9223372036854775808], t0)",
+		"hvector(2, 1, -9223372036854775808, int)",
+		"z = contiguous(0, int)\nstruct([1, 4611686018427387904], [0, 0], [int, z])",
+		"resized(int, 9223372036854775807, 9223372036854775807)",
+		"vector(9223372036854775807, 9223372036854775807, -9223372036854775808, long_double)",
+		"subarray([9223372036854775807, 2], [1, 1], [9223372036854775806, 0], C, int)",
+		"darray(4, 0, [9223372036854775807], [block], [default], [4], C, double)",
+		"darray(9223372036854775807, 0, [9223372036854775807], [cyclic], [9223372036854775807], [9223372036854775807], C, double)",
+	}
 }

@@ -109,6 +109,10 @@ func validTypeName(s string) bool {
 	return !digits
 }
 
+// ErrTooLong is wrapped by the errors of ParseTypeMap and Reconstruct for a
+// type map longer than MaxLen.
+var ErrTooLong = fmt.Errorf("more than %d elements, the limit of exact reconstruction (its time grows as n^3)", MaxLen)
+
 // MaxTypeMapBytes is the most bytes ParseTypeMap reads: 16 MiB, room for
 // MaxLen elements with generous comments.
 const MaxTypeMapBytes = 16 << 20
@@ -156,7 +160,7 @@ func ParseTypeMap(r io.Reader) (TypeMap, error) {
 			return fail("displacement %d out of range ±2^61", d)
 		}
 		if len(m) == MaxLen {
-			return fail("more than %d elements, the limit of Reconstruct (its time grows as n^3)", MaxLen)
+			return nil, fmt.Errorf("typemap line %d: %w", line, ErrTooLong)
 		}
 		m = append(m, Elem{Type: f[0], Disp: d})
 	}
@@ -187,7 +191,7 @@ func checkMap(m TypeMap) error {
 		return errors.New("optimal: empty type map")
 	}
 	if len(m) > MaxLen {
-		return fmt.Errorf("optimal: type map has %d elements, more than the limit %d", len(m), MaxLen)
+		return fmt.Errorf("optimal: type map of %d elements: %w", len(m), ErrTooLong)
 	}
 	for i, e := range m {
 		if !validTypeName(e.Type) {

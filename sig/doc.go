@@ -33,10 +33,13 @@
 // geometric series Σ x^(i·N)). A derived type with one old type (contiguous,
 // vector, indexed, subarray, darray, resized, dup …) has the signature of
 // Elements(t)/Elements(old) copies of old, whatever the layout; a struct
-// combines its blocks. A type thus costs O(nodes · log count), once: the
-// result is cached per *datatype.Type (weakly: the entry goes with the
-// type) and later calls cost a map lookup. OfCount adds the count in
-// O(log count); 10^12 instances take microseconds.
+// combines its blocks. A type thus costs O(nodes · log count), each shared
+// subtree once. Nothing is cached globally: a Tree (NewTree) keeps the
+// signature of every subtree of one type for Prefix, Element and Match,
+// and a committed type (ddt.Committed) computes its signature at commit
+// and carries its Tree, the one source the communication packages use.
+// OfCount adds the count in O(log count); 10^12 instances take
+// microseconds.
 //
 // Prefix hashes the first k elements of count instances in O(depth · log):
 // whole instances and whole children by Repeat, descending only into the

@@ -66,18 +66,29 @@ func (e *MismatchError) Error() string {
 //
 // A mismatch is a *MismatchError. An invalid sent (see Valid) is an error.
 // For messages sent or received as MPI_PACKED, see Packed.
+//
+// Match builds recv's Tree; a committed type carries one (use its Match).
 func Match(sent Sig, recv *datatype.Type, count int64) error {
+	if recv == nil {
+		return fmt.Errorf("sig: nil type")
+	}
+	return NewTree(recv).Match(sent, count)
+}
+
+// Match checks a message of signature sent against a receive of count
+// instances of the tree's type (see the function Match).
+func (tb *Tree) Match(sent Sig, count int64) error {
 	if err := sent.Valid(); err != nil {
 		return err
 	}
-	v, capa, err := instances(recv, count)
+	v, capa, err := tb.instances(count)
 	if err != nil {
 		return err
 	}
 	if sent.N > capa {
 		return &TruncationError{Sent: sent.N, Capacity: capa}
 	}
-	want, err := prefix(recv, v, capa, sent.N)
+	want, err := tb.prefix(v, capa, sent.N)
 	if err != nil {
 		return err
 	}
@@ -89,9 +100,9 @@ func Match(sent Sig, recv *datatype.Type, count int64) error {
 	switch {
 	case sent.Uniform:
 		// the first element of the receive that is not sent.Basic
-		e.Index = firstNot(recv, count, sent.N, sent.Basic)
+		e.Index = tb.firstNot(count, sent.N, sent.Basic)
 		e.SentBasic, e.Known = sent.Basic, true
-		e.RecvBasic, _ = Element(recv, count, e.Index)
+		e.RecvBasic, _ = tb.Element(count, e.Index)
 	case want.Uniform:
 		// the message is mixed, so some element is not want.Basic; where is
 		// unknown without the sender's type.
@@ -102,11 +113,11 @@ func Match(sent Sig, recv *datatype.Type, count int64) error {
 // firstNot returns the smallest i < n such that element i of count
 // instances of t is not b, given that one exists: a binary search on the
 // uniformity of prefixes, O(log n · depth · log).
-func firstNot(t *datatype.Type, count, n int64, b datatype.Basic) int64 {
+func (tb *Tree) firstNot(count, n int64, b datatype.Basic) int64 {
 	lo, hi := int64(0), n // prefix lo is uniform b (or empty); prefix hi is not
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		p, err := Prefix(t, count, mid)
+		p, err := tb.Prefix(count, mid)
 		if err == nil && p.Uniform && p.Basic == b {
 			lo = mid
 		} else {
@@ -121,11 +132,15 @@ func firstNot(t *datatype.Type, count, n int64, b datatype.Basic) int64 {
 // trees at hand: a mismatch is located by a binary search on prefix
 // signatures and names the first differing element and both basic types.
 func MatchTypes(send *datatype.Type, sendCount int64, recv *datatype.Type, recvCount int64) error {
-	s, err := OfCount(send, sendCount)
+	if send == nil || recv == nil {
+		return fmt.Errorf("sig: nil type")
+	}
+	st, rt := NewTree(send), NewTree(recv)
+	s, err := st.OfCount(sendCount)
 	if err != nil {
 		return err
 	}
-	err = Match(s, recv, recvCount)
+	err = rt.Match(s, recvCount)
 	var me *MismatchError
 	if !errors.As(err, &me) || me.Known {
 		return err
@@ -134,8 +149,8 @@ func MatchTypes(send *datatype.Type, sendCount int64, recv *datatype.Type, recvC
 	lo, hi := int64(0), s.N
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		a, err1 := Prefix(send, sendCount, mid)
-		b, err2 := Prefix(recv, recvCount, mid)
+		a, err1 := st.Prefix(sendCount, mid)
+		b, err2 := rt.Prefix(recvCount, mid)
 		if same, _ := a.Same(b); err1 == nil && err2 == nil && same {
 			lo = mid
 		} else {
@@ -143,8 +158,8 @@ func MatchTypes(send *datatype.Type, sendCount int64, recv *datatype.Type, recvC
 		}
 	}
 	me.Index = hi - 1
-	sb, err1 := Element(send, sendCount, me.Index)
-	rb, err2 := Element(recv, recvCount, me.Index)
+	sb, err1 := st.Element(sendCount, me.Index)
+	rb, err2 := rt.Element(recvCount, me.Index)
 	if err1 == nil && err2 == nil && sb != rb {
 		me.SentBasic, me.RecvBasic, me.Known, me.Exact = sb, rb, true, true
 	}
@@ -234,8 +249,9 @@ func (p *Packed) Unpack(t *datatype.Type, count int64) error {
 		if !got.Uniform || got.Basic != whole.Basic {
 			e := &MismatchError{Sent: whole, Expected: got, Exact: true, Known: true,
 				SentBasic: whole.Basic, Index: p.unpacked.n}
-			e.Index += firstNot(t, count, s.N, whole.Basic)
-			e.RecvBasic, _ = Element(t, count, e.Index-p.unpacked.n)
+			tb := NewTree(t)
+			e.Index += tb.firstNot(count, s.N, whole.Basic)
+			e.RecvBasic, _ = tb.Element(count, e.Index-p.unpacked.n)
 			return e
 		}
 	case next.n == p.content.n:

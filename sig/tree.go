@@ -3,15 +3,12 @@ package sig
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
-	"weak"
 
 	"github.com/ddtlab/ddt/datatype"
 )
 
-// node is what the cache remembers about one *datatype.Type.
+// node is what a Tree knows about one *datatype.Type.
 type node struct {
 	v val // the signature of one instance
 	// old is the one old type of a derived type whose signature is old's
@@ -27,31 +24,46 @@ type node struct {
 	pre   []val
 }
 
-// cache maps weak.Pointer[datatype.Type] to *node. An entry lives as long
-// as its type: a cleanup removes it when the type is collected. Types are
-// immutable, so an entry never goes stale.
-var cache sync.Map
+// Tree holds the signature tree of one type: the signature of every
+// subtree of its type graph (each shared subtree once) and, for structs,
+// the prefix signatures of their blocks. It answers Prefix, Element and
+// Match in O(depth · log) without recomputing anything. A Tree is built
+// in O(nodes · log count) by NewTree, is immutable afterwards and safe for
+// concurrent use; a committed type (ddt.Committed) carries one, so
+// signatures have one source and nothing is cached globally.
+type Tree struct {
+	t     *datatype.Type
+	nodes map[*datatype.Type]*node
+	done  bool // built: lookup no longer writes nodes
+}
 
-// lookup returns the node of t, computing and caching it (and its
-// children's) on first use. Concurrent first uses may compute it twice;
-// both results are equal.
-func lookup(t *datatype.Type) *node {
-	k := weak.Make(t)
-	if n, ok := cache.Load(k); ok {
-		return n.(*node)
+// NewTree builds the signature tree of t (nil: the empty signature).
+func NewTree(t *datatype.Type) *Tree {
+	tb := &Tree{t: t, nodes: map[*datatype.Type]*node{}}
+	if t != nil {
+		tb.lookup(t)
 	}
-	n := build(t)
-	if old, loaded := cache.LoadOrStore(k, n); loaded {
-		return old.(*node)
+	tb.done = true
+	return tb
+}
+
+// lookup returns the node of t, building it (and its children's) on first
+// use; NewTree builds every node of the type graph.
+func (tb *Tree) lookup(t *datatype.Type) *node {
+	if n, ok := tb.nodes[t]; ok {
+		return n
 	}
-	runtime.AddCleanup(t, func(k weak.Pointer[datatype.Type]) { cache.Delete(k) }, k)
+	n := tb.build(t)
+	if !tb.done {
+		tb.nodes[t] = n
+	}
 	return n
 }
 
 // build computes the node of t from its children's: O(1) for types with one
 // old type (their signature is old's repeated Elements(t)/Elements(old)
 // times, however the copies are laid out), O(blocks) for structs.
-func build(t *datatype.Type) *node {
+func (tb *Tree) build(t *datatype.Type) *node {
 	e := t.Elements()
 	if e <= 0 {
 		return &node{v: identity}
@@ -64,7 +76,7 @@ func build(t *datatype.Type) *node {
 		n := &node{pre: []val{identity}}
 		acc := identity
 		for i, old := range a.Types {
-			ov := lookup(old).v
+			ov := tb.lookup(old).v
 			if ov.n == 0 || a.Blocklengths[i] <= 0 {
 				continue
 			}
@@ -82,7 +94,7 @@ func build(t *datatype.Type) *node {
 	if len(a.Types) != 1 {
 		return &node{v: flat(t)}
 	}
-	ov := lookup(a.Types[0]).v
+	ov := tb.lookup(a.Types[0]).v
 	if ov.n == 0 || e%ov.n != 0 { // cannot happen; never answer wrongly
 		return &node{v: flat(t)}
 	}
@@ -103,14 +115,69 @@ func flat(t *datatype.Type) val {
 }
 
 // Of is the signature of one instance of t, computed from the type tree
-// (never the flattened type map) in O(nodes · log count) on first use and
-// remembered for t's lifetime, so later calls cost a map lookup. A nil t
-// has the empty signature.
+// (never the flattened type map) in O(nodes · log count), each shared
+// subtree once. A nil t has the empty signature. It allocates nothing for
+// types without structs of several derived types.
 func Of(t *datatype.Type) Sig {
 	if t == nil {
 		return Sig{}
 	}
-	return lookup(t).v.sig()
+	var memo map[*datatype.Type]val
+	return of(t, &memo).sig()
+}
+
+// of is the signature value of t; memo remembers the subtrees below
+// structs with several derived children (the only way a type graph shares
+// subtrees), allocated when the first such struct is met.
+func of(t *datatype.Type, memo *map[*datatype.Type]val) val {
+	e := t.Elements()
+	if e <= 0 {
+		return identity
+	}
+	if t.Combiner() == datatype.CombinerNamed {
+		return flat(t)
+	}
+	if *memo != nil {
+		if v, ok := (*memo)[t]; ok {
+			return v
+		}
+	}
+	a := t.Args()
+	var v val
+	switch {
+	case t.Combiner() == datatype.CombinerStruct:
+		if *memo == nil && len(a.Types) > 1 {
+			*memo = map[*datatype.Type]val{}
+		}
+		acc := identity
+		for i, old := range a.Types {
+			if a.Blocklengths[i] <= 0 {
+				continue
+			}
+			ov := of(old, memo)
+			if ov.n == 0 {
+				continue
+			}
+			acc = combine(acc, repeat(ov, a.Blocklengths[i]))
+		}
+		v = acc
+		if acc.n != e { // cannot happen; never answer wrongly
+			v = flat(t)
+		}
+	case len(a.Types) != 1:
+		v = flat(t)
+	default:
+		ov := of(a.Types[0], memo)
+		if ov.n == 0 || e%ov.n != 0 { // cannot happen; never answer wrongly
+			v = flat(t)
+		} else {
+			v = repeat(ov, e/ov.n)
+		}
+	}
+	if *memo != nil {
+		(*memo)[t] = v
+	}
+	return v
 }
 
 // OfCount is the signature of count instances of t: Of(t) repeated count
@@ -119,14 +186,28 @@ func OfCount(t *datatype.Type, count int64) (Sig, error) {
 	if t == nil {
 		return Sig{}, fmt.Errorf("sig: nil type")
 	}
+	return repeatCount(Of(t), count)
+}
+
+// Sig is the signature of one instance of the tree's type.
+func (tb *Tree) Sig() Sig {
+	if tb.t == nil {
+		return Sig{}
+	}
+	return tb.lookup(tb.t).v.sig()
+}
+
+// OfCount is the signature of count instances of the tree's type.
+func (tb *Tree) OfCount(count int64) (Sig, error) { return repeatCount(tb.Sig(), count) }
+
+func repeatCount(s Sig, count int64) (Sig, error) {
 	if count < 0 {
 		return Sig{}, fmt.Errorf("sig: negative count %d", count)
 	}
-	v := lookup(t).v
-	if _, ok := mul(v.n, count); !ok {
-		return Sig{}, fmt.Errorf("sig: %d instances of %d elements: %w", count, v.n, ErrOverflow)
+	if _, ok := mul(s.N, count); !ok {
+		return Sig{}, fmt.Errorf("sig: %d instances of %d elements: %w", count, s.N, ErrOverflow)
 	}
-	return repeat(v, count).sig(), nil
+	return repeat(s.val(), count).sig(), nil
 }
 
 // Prefix is the signature of the first k basic elements of count instances
@@ -136,52 +217,73 @@ func OfCount(t *datatype.Type, count int64) (Sig, error) {
 // first use of t (a struct costs a binary search over its blocks). It lets a
 // message shorter than the receive be checked exactly against the part
 // that arrived (removing the limitation of seed 004 §4).
+//
+// Prefix builds t's Tree; to ask many questions of one type, build it
+// once with NewTree.
 func Prefix(t *datatype.Type, count, k int64) (Sig, error) {
-	v, total, err := instances(t, count)
+	if t == nil {
+		return Sig{}, fmt.Errorf("sig: nil type")
+	}
+	return NewTree(t).Prefix(count, k)
+}
+
+// Prefix is the signature of the first k basic elements of count instances
+// of the tree's type (see the function Prefix).
+func (tb *Tree) Prefix(count, k int64) (Sig, error) {
+	v, total, err := tb.instances(count)
 	if err != nil {
 		return Sig{}, err
 	}
-	return prefix(t, v, total, k)
+	return tb.prefix(v, total, k)
 }
 
-// prefix is Prefix, given v = lookup(t).v and total, the number of elements
-// of the count instances.
-func prefix(t *datatype.Type, v val, total, k int64) (Sig, error) {
+// prefix is Prefix, given v, the signature of one instance, and total, the
+// number of elements of the count instances.
+func (tb *Tree) prefix(v val, total, k int64) (Sig, error) {
 	if k < 0 || k > total {
 		return Sig{}, fmt.Errorf("sig: prefix of %d elements outside [0, %d]", k, total)
 	}
 	if v.n == 0 {
 		return Sig{}, nil
 	}
-	acc, _ := descend(t, k%v.n, false)
+	acc, _ := tb.descend(tb.t, k%v.n, false)
 	return combine(repeat(v, k/v.n), acc).sig(), nil
 }
 
 // Element is the basic type of element k (counting from 0) of count
 // instances of t, found in O(depth · log) like Prefix.
 func Element(t *datatype.Type, count, k int64) (datatype.Basic, error) {
-	v, total, err := instances(t, count)
+	if t == nil {
+		return 0, fmt.Errorf("sig: nil type")
+	}
+	return NewTree(t).Element(count, k)
+}
+
+// Element is the basic type of element k of count instances of the
+// table's type (see the function Element).
+func (tb *Tree) Element(count, k int64) (datatype.Basic, error) {
+	v, total, err := tb.instances(count)
 	if err != nil {
 		return 0, err
 	}
 	if k < 0 || k >= total {
 		return 0, fmt.Errorf("sig: element %d outside [0, %d)", k, total)
 	}
-	_, b := descend(t, k%v.n, true) // total > 0, so v.n > 0
+	_, b := tb.descend(tb.t, k%v.n, true) // total > 0, so v.n > 0
 	return b, nil
 }
 
 // instances returns the signature of one instance of t and the number of
 // elements of count instances, capped at MaxInt64 (every real element count
 // fits below the cap).
-func instances(t *datatype.Type, count int64) (val, int64, error) {
-	if t == nil {
+func (tb *Tree) instances(count int64) (val, int64, error) {
+	if tb.t == nil {
 		return val{}, 0, fmt.Errorf("sig: nil type")
 	}
 	if count < 0 {
 		return val{}, 0, fmt.Errorf("sig: negative count %d", count)
 	}
-	v := lookup(t).v
+	v := tb.lookup(tb.t).v
 	n, ok := mul(v.n, count)
 	if !ok {
 		return v, math.MaxInt64, nil
@@ -192,10 +294,10 @@ func instances(t *datatype.Type, count int64) (val, int64, error) {
 // descend returns the signature of the first r elements of one instance of
 // t (0 ≤ r < Elements(t), or r = 0), and, if elem, the basic type of element
 // r.
-func descend(t *datatype.Type, r int64, elem bool) (val, datatype.Basic) {
+func (tb *Tree) descend(t *datatype.Type, r int64, elem bool) (val, datatype.Basic) {
 	acc := identity
 	for r > 0 || elem {
-		n := lookup(t)
+		n := tb.lookup(t)
 		if n.v.n == 0 {
 			return acc, 0
 		}
@@ -226,7 +328,7 @@ func descend(t *datatype.Type, r int64, elem bool) (val, datatype.Basic) {
 		} else {
 			old = n.old
 		}
-		ov := lookup(old).v
+		ov := tb.lookup(old).v
 		acc = combine(acc, repeat(ov, r/ov.n))
 		r %= ov.n
 		t = old

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,5 +44,38 @@ func TestGolden(t *testing.T) {
 		if b.String() != string(want) {
 			t.Errorf("%s: output differs from %s:\n%s", f, golden, b.String())
 		}
+	}
+}
+
+// TestGoldenErrors runs show on every testdata/errors/*.ddt file, each
+// wrong in one way, and compares the error line and exit status with
+// testdata/errors/errors.golden: one short line naming the file, line,
+// column and the problem.
+func TestGoldenErrors(t *testing.T) {
+	files, _ := filepath.Glob("testdata/errors/*.ddt")
+	if len(files) == 0 {
+		t.Fatal("no inputs")
+	}
+	var b strings.Builder
+	for _, f := range files {
+		out, errs, st := cli(t, "", "show", f)
+		if out != "" || st != 1 || strings.Count(errs, "\n") != 1 || len(errs) > 300 {
+			t.Errorf("show %s: status %d, stdout %q, stderr %q: want status 1 and one short line", f, st, out, errs)
+		}
+		fmt.Fprintf(&b, "$ ddt show %s\n%sexit %d\n", f, errs, st)
+	}
+	golden := "testdata/errors/errors.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("output differs from %s:\n%s", golden, b.String())
 	}
 }

@@ -131,6 +131,12 @@ func TestHelpEverywhere(t *testing.T) {
 				t.Errorf("%s -h cites seed %s without naming the paper:\n%s", c.name, id, errs)
 			}
 		}
+		for _, w := range strings.Fields(c.args) {
+			w = strings.Trim(w, "[]|")
+			if strings.HasPrefix(w, "-") && w != "-" && !strings.Contains(errs, "\n  "+w) {
+				t.Errorf("%s -h does not describe %s, which its usage line names:\n%s", c.name, w, errs)
+			}
+		}
 		hout, _, hst := cli(t, "", "help", c.name)
 		if hst != 0 || hout != errs {
 			t.Errorf("help %s differs from %s -h", c.name, c.name)
@@ -227,11 +233,22 @@ func FuzzCommands(f *testing.F) {
 	f.Add("subarray([4, 5], [2, 3], [1, 1], Fortran, float)")
 	f.Add("darray(4, 1, [8, 8], [block, cyclic], [default, 2], [2, 2], C, int)")
 	f.Add("resized(hindexed([1, 0, 2], [-8, 0, 100], long_double), -4, 0)")
+	for _, s := range []string{
+		strings.Repeat("[", 3000), strings.Repeat("dup(", 1100) + "int", strings.Repeat("x", 2000),
+		"contiguous(" + strings.Repeat("9", 2000) + ", int)", "\x00", "int\xff",
+		"t0 = hindexed_block(1, [-4, 4], int)\nhindexed_block(1, [0, -9223372036854775808], t0)",
+		"hvector(2, 1, -9223372036854775808, int)",
+		"z = contiguous(0, int)\nstruct([1, 4611686018427387904], [0, 0], [int, z])",
+		"contiguous(4611686018427387904, contiguous(0, int))",
+		"vector(1000000000, 1000000000, 1000000000, double)",
+	} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		for _, args := range [][]string{{"show", "-"}, {"export", "--lang", "c", "-"}, {"sig", "-", "--count", "3"}, {"dame", "-"}} {
 			var out, errb bytes.Buffer
 			st := run(&env{strings.NewReader(src), &out, &errb}, args)
-			if st != 0 && st != 1 || strings.Contains(errb.String(), "internal error") {
+			if st != 0 && st != 1 || strings.Contains(errb.String(), "bug:") {
 				t.Fatalf("%v on %q: status %d, %s", args, src, st, errb.String())
 			}
 			if st == 1 && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
@@ -239,4 +256,19 @@ func FuzzCommands(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTypemapMax(t *testing.T) {
+	out, errs, st := cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "3997")
+	if st != 1 || out != "" || !strings.Contains(errs, "has 3998 elements, more than --max 3997") {
+		t.Errorf("status %d, %q", st, errs)
+	}
+	out, errs, st = cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "3998")
+	if st != 0 || strings.Count(out, "\n") != 3998 {
+		t.Errorf("status %d, %d lines, %q", st, strings.Count(out, "\n"), errs)
+	}
+	out, _, st = cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "0")
+	if st != 0 || strings.Count(out, "\n") != 3998 {
+		t.Errorf("--max 0: status %d", st)
+	}
 }

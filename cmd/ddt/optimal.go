@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -68,6 +69,9 @@ func runReconstruct(e *env, args []string) error {
 	}
 	m, err := optimal.ParseTypeMap(r)
 	done()
+	if errors.Is(err, optimal.ErrTooLong) {
+		return fmt.Errorf("%s: %w; ddt normalize optimizes a larger type from its .ddt description", pos[0], err)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}

@@ -27,7 +27,9 @@ type Options struct {
 	// layout "type"), from a patterned image.
 	Type  *datatype.Type
 	Count int64
-	// Engines to measure; all (reference, interpreter, compiled) when empty.
+	// Engines to measure; all (reference, interpreter, compiled, auto) when
+	// empty. Auto is committed with JITNow: native code (internal/jit)
+	// where it applies.
 	Engines []ddt.Engine
 	// Sample is the minimum duration of one timed sample (default 1 ms).
 	Sample time.Duration
@@ -134,7 +136,7 @@ func suite() ([]layout, error) {
 func Run(w io.Writer, opts Options) error {
 	engines := opts.Engines
 	if len(engines) == 0 {
-		engines = []ddt.Engine{ddt.Reference, ddt.Interpreter, ddt.Compiled}
+		engines = []ddt.Engine{ddt.Reference, ddt.Interpreter, ddt.Compiled, ddt.Auto}
 	}
 	sample := opts.Sample
 	if sample == 0 {
@@ -235,7 +237,7 @@ func measure(l layout, engines []ddt.Engine, sample float64) (Row, error) {
 	var fns []func()
 	var names []string
 	for _, e := range engines {
-		c, err := ddt.CommitWith(t, ddt.Options{Engine: e})
+		c, err := ddt.CommitWith(t, ddt.Options{Engine: e, JITNow: true})
 		if err != nil {
 			return r, err
 		}

@@ -1,4 +1,4 @@
-//go:build amd64
+//go:build amd64 && linux
 
 #include "textflag.h"
 
@@ -16,6 +16,7 @@ TEXT ·call(SB), NOSPLIT, $16-16
 	ADDQ 8(AX), DI
 	MOVQ 16(AX), SI
 	MOVQ 24(AX), CX
+	MOVQ 32(AX), R8
 	MOVQ fn+0(FP), AX
 	CALL AX
 	RET

@@ -17,6 +17,7 @@ type args struct {
 	off  int
 	pk   unsafe.Pointer
 	n    int
+	b0   int
 }
 
 // call runs the generated function at fn with a.
@@ -52,6 +53,15 @@ func hostVec() int {
 		return 64
 	}
 	return 32
+}
+
+// hostVBMI reports AVX512-VBMI (VPERMB), used with 64-byte vectors.
+func hostVBMI() bool {
+	if hostVec() < 64 {
+		return false
+	}
+	_, _, c7, _ := cpuid(7, 0)
+	return c7&(1<<1) != 0
 }
 
 // mapCode copies code into fresh pages mapped read+write, then makes them

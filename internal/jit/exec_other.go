@@ -12,6 +12,7 @@ type args struct {
 	off  int
 	pk   unsafe.Pointer
 	n    int
+	b0   int
 }
 
 // supported reports whether this build can run generated code: only
@@ -21,6 +22,8 @@ const supported = false
 func call(fn uintptr, a *args) { panic("jit: no code generation on this platform") }
 
 func hostVec() int { return 16 }
+
+func hostVBMI() bool { return false }
 
 func mapCode(code []byte) ([]byte, error) {
 	return nil, errors.New("jit: no code generation on this platform")

@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -35,7 +36,7 @@ const (
 	maxCode      = 1 << 20 // bytes of code and tables per program
 	unrollMoves  = 32      // a loop whose whole body is at most this many moves is unrolled
 	bodyMoves    = 32      // moves per iteration of an unrolled loop body
-	maxUnrollLst = 1024    // list blocks unrolled at most (moves)
+	maxUnrollLst = 256     // list blocks unrolled at most (moves)
 )
 
 var pool = [...]reg{rbx, r8, r9, r10, r11, r12, r13, r15}
@@ -45,19 +46,29 @@ type gen struct {
 	pack   bool
 	vec    int  // widest vector move: 16, 32 or 64
 	vex    bool // VEX encoding for 16- and 32-byte moves
+	vbmi   bool // VPERMB compaction of small nodes (with vec 64)
 	po     int64
 	used   [16]bool
-	tables []table
+	tables [][]byte // constant data placed after the code
+	refs   []ripRef // RIP-relative operands addressing the tables
+	shapes map[*dame.Node]*shape
+	tblOf  map[*dame.Node]int
 	err    error
 	xr     int // next vector register
 }
 
-// table is a list of 64-bit displacements placed after the code; lea is
-// the position of the RIP-relative displacement that addresses it.
-type table struct {
-	lea  int
-	data []int64
+// ripRef is a RIP-relative displacement at pos (ending its instruction)
+// that addresses byte off of table tbl.
+type ripRef struct{ pos, tbl, off int }
+
+// ref records that the instruction just emitted addresses byte off of
+// table tbl.
+func (g *gen) ref(tbl, off int) {
+	g.refs = append(g.refs, ripRef{g.a.pc() - 4, tbl, off})
 }
+
+// rip is the placeholder operand of a RIP-relative reference.
+var rip = mem{base: noReg, index: noReg}
 
 func (g *gen) fail(format string, a ...any) {
 	if g.err == nil {
@@ -225,6 +236,10 @@ func (g *gen) node(n *dame.Node, mb reg, mo int64) {
 		g.fail("code too large")
 		return
 	}
+	if s := g.shapes[n]; s != nil {
+		g.compact(s, n, mb, mo)
+		return
+	}
 	switch n.Op {
 	case dame.ContigFinal:
 		g.block(mb, mo, n.Size)
@@ -263,7 +278,7 @@ func (g *gen) run(k int64, c *dame.Node, mb reg, mo int64) {
 // blocks only) a loop over a table of displacements.
 func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	nb := len(n.Disps)
-	if g.cost(n) <= maxUnrollLst {
+	if nb <= maxWalkBlocks || g.cost(n) <= maxUnrollLst {
 		for i := range nb {
 			g.run(n.BlockLen(i), n.ChildOf(i), mb, mo+n.Disps[i])
 		}
@@ -275,7 +290,8 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	}
 	g.flush()
 	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
-	g.tables = append(g.tables, table{lea: g.leaRIP(rt), data: n.Disps})
+	g.a.lea(rt, rip)
+	g.ref(g.dispTable(n), 0)
 	g.a.movImm(rc, g.d32(int64(nb)))
 	top := g.a.pc()
 	g.a.load(8, rm, at(rt, 0))
@@ -288,10 +304,49 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	g.free(rt, rm, rc)
 }
 
-// leaRIP emits LEA r, [RIP+disp] and returns the position of disp.
-func (g *gen) leaRIP(r reg) int {
-	g.a.lea(r, mem{base: noReg, index: noReg})
-	return g.a.pc() - 4
+// dispTable returns the table of n's displacements (one per node).
+func (g *gen) dispTable(n *dame.Node) int {
+	if t, ok := g.tblOf[n]; ok {
+		return t
+	}
+	tb := make([]byte, 0, 8*len(n.Disps))
+	for _, d := range n.Disps {
+		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
+	}
+	g.tables = append(g.tables, tb)
+	if g.tblOf == nil {
+		g.tblOf = map[*dame.Node]int{}
+	}
+	g.tblOf[n] = len(g.tables) - 1
+	return len(g.tables) - 1
+}
+
+// tableEntry emits a function moving RCX whole blocks of the BlockIndex
+// n, from block R8 on, of the instance whose origin is at RDI.
+func (g *gen) tableEntry(n *dame.Node) int {
+	start := g.a.pc()
+	g.po = 0
+	g.prepare(n.Child)
+	g.used[r8] = true
+	rt, rm := g.alloc(), g.alloc()
+	g.a.lea(rt, rip)
+	g.ref(g.dispTable(n), 0)
+	g.a.lea(rt, mem{base: rt, index: r8, scale: 3})
+	g.free(r8)
+	top := g.a.pc()
+	g.a.load(8, rm, at(rt, 0))
+	g.a.addRR(rm, rdi)
+	g.run(n.Blocklen, n.Child, rm, 0)
+	g.flush()
+	g.a.addImm(rt, 8)
+	g.a.dec(rcx)
+	g.a.jcc(condNE, top)
+	g.free(rt, rm)
+	if g.vec > 16 {
+		g.a.vzeroupper()
+	}
+	g.a.ret()
+	return start
 }
 
 // unroll is how many copies of a body of c moves an unrolled loop
@@ -338,6 +393,7 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 func (g *gen) entry(c *dame.Node, stride int64) int {
 	start := g.a.pc()
 	g.po = 0
+	g.prepare(c)
 	u := unroll(g.cost(c), 8)
 	rem := -1
 	if u > 1 {

@@ -22,8 +22,9 @@
 package jit
 
 import (
-	"encoding/binary"
+	"bytes"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"runtime"
 	"strconv"
@@ -36,24 +37,39 @@ import (
 	"github.com/ddtlab/ddt/dame"
 )
 
-// Code is the native code of one program: pack and unpack entries for
-// whole instances and, when the root is a strided loop, for whole blocks
-// of the root. It is immutable and shared by the engines of identical
-// programs.
+// Code is the native code of one program: for the nodes at the top of
+// the program whose instances are small enough to move in one call, entries
+// that move whole instances; for strided loops and displacement lists
+// above them, entries that move whole blocks. The Go side walks the nodes
+// above those (a large struct, say) and hands partial units to the
+// fallback engine. Code is immutable and shared by the engines of
+// identical programs.
 type Code struct {
-	mem     []byte // the mapped pages
-	packI   uintptr
-	unpackI uintptr
-	packB   uintptr // 0 without block entries
-	unpackB uintptr
+	mem    []byte // the mapped pages
+	nodes  map[*dame.Node]*nodeCode
+	root   *nodeCode
+	order  []*dame.Node // the nodes with entries, in generation order
+	shared *Code        // the Code owning mem when this one shares it
 
 	size, ext, off int64 // of the program
-	blocks         int64 // root blocks per instance (block entries)
-	bstride, bsize int64 // memory stride and packed bytes of a root block
 
 	vec      int
 	codeLen  int
 	compiled time.Duration
+}
+
+// nodeCode is what the code offers for one node: entries (pack, unpack)
+// moving whole instances (inst) or whole blocks (blk), or nothing (walk:
+// the Go side goes through its blocks).
+type nodeCode struct {
+	n      *dame.Node
+	inst   [2]uintptr // instances, n.Extent apart
+	blk    [2]uintptr // blocks: strided (table false) or listed (table true)
+	table  bool
+	stride int64 // blocks, strided: memory stride
+	bsize  int64 // blocks: packed bytes per block
+	perI   int64 // instances per call
+	perB   int64 // blocks per call
 }
 
 // Vec is the widest vector move the code uses (16, 32 or 64 bytes).
@@ -101,14 +117,33 @@ func entries(n *dame.Node, seen map[*dame.Node]bool, total *int) {
 	}
 }
 
-// program is the generated code of p before it is mapped.
+// Units: a node whose instance packs at most unitMax bytes gets an
+// instance entry; calls move chunkBytes of packed data (at least one unit),
+// tens of microseconds at memory speed. Above the units the Go side walks
+// at most maxWalkBlocks blocks per node.
+const (
+	chunkBytes    = 64 << 10
+	unitMax       = 4 * chunkBytes
+	maxWalkBlocks = 64
+)
+
+// program is the generated code of p before it is mapped: entry offsets
+// per node.
 type program struct {
-	g                  *gen
-	pi, ui, pb, ub     int
-	blocks, bst, bsize int64
+	dry   bool // only list the nodes (order), emit nothing
+	g     *gen
+	nodes map[*dame.Node]*progNode
+	order []*dame.Node // in the order of the listing
 }
 
-// generate emits the four entries of p at vector width vec.
+type progNode struct {
+	inst, blk [2]int // offsets, -1 for none
+	table     bool
+	stride    int64
+	bsize     int64
+}
+
+// generate emits the entries of p at vector width vec.
 func generate(p *dame.Program, vec int, log bool) (*program, error) {
 	root := p.Root
 	if root == nil {
@@ -122,39 +157,24 @@ func generate(p *dame.Program, vec int, log bool) (*program, error) {
 	if total > maxEntries {
 		return nil, fmt.Errorf("%w: more than %d list entries", ErrUnsupported, maxEntries)
 	}
-	g := &gen{vec: vec, vex: vec >= 32}
+	g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI()}
 	g.a.log = log
-	pr := &program{g: g, pb: -1, ub: -1}
-	g.pack = true
-	pr.pi = g.entry(root, p.Extent)
-	g.pack = false
-	pr.ui = g.entry(root, p.Extent)
-	var child *dame.Node
-	switch {
-	case root.Op == dame.Vector && root.Blocklen == 1:
-		child, pr.bst = root.Child, root.Stride
-	case root.Op == dame.Contig:
-		child, pr.bst = root.Child, root.Child.Extent
-	}
-	if child != nil {
-		pr.blocks, pr.bsize = root.Count, child.Size
-		g.pack = true
-		pr.pb = g.entry(child, pr.bst)
-		g.pack = false
-		pr.ub = g.entry(child, pr.bst)
-	}
+	pr := &program{g: g, nodes: map[*dame.Node]*progNode{}}
+	pr.plan(root, true)
 	if g.err != nil {
 		return nil, g.err
 	}
-	// tables after the code, 8-byte aligned
-	for len(g.a.b)%8 != 0 {
-		g.a.b = append(g.a.b, 0xcc)
-	}
-	for _, t := range g.tables {
-		g.a.patch(t.lea, len(g.a.b))
-		for _, d := range t.data {
-			g.a.b = binary.LittleEndian.AppendUint64(g.a.b, uint64(d))
+	// tables after the code, 64-byte aligned
+	start := make([]int, len(g.tables))
+	for i, t := range g.tables {
+		for len(g.a.b)%64 != 0 {
+			g.a.b = append(g.a.b, 0xcc)
 		}
+		start[i] = len(g.a.b)
+		g.a.b = append(g.a.b, t...)
+	}
+	for _, r := range g.refs {
+		g.a.patch(r.pos, start[r.tbl]+r.off)
 	}
 	if len(g.a.b) > maxCode {
 		return nil, fmt.Errorf("%w: %d bytes of code", ErrUnsupported, len(g.a.b))
@@ -162,12 +182,76 @@ func generate(p *dame.Program, vec int, log bool) (*program, error) {
 	return pr, nil
 }
 
-// cache shares the code of identical programs: the program text and
-// vector width name it.
+// plan emits the entries of n: instance entries if its instances are
+// small units, block entries for strided loops and displacement lists of
+// small blocks, and otherwise the entries of its children (the Go side
+// then walks n's blocks).
+func (pr *program) plan(n *dame.Node, top bool) {
+	g := pr.g
+	if pr.nodes[n] != nil || g.err != nil || (n.Op == dame.ContigFinal && !top) {
+		return
+	}
+	if n.Op == dame.ContigFinal && n.Size > unitMax {
+		g.fail("blocks of %d bytes (plain copies)", n.Size)
+		return
+	}
+	pn := &progNode{inst: [2]int{-1, -1}, blk: [2]int{-1, -1}}
+	pr.nodes[n] = pn
+	pr.order = append(pr.order, n)
+	if n.Size <= unitMax {
+		for d := range 2 {
+			g.pack = d == 0
+			if !pr.dry {
+				pn.inst[d] = g.entry(n, n.Extent)
+			}
+		}
+		return
+	}
+	switch {
+	case (n.Op == dame.Vector && n.Blocklen == 1) || n.Op == dame.Contig:
+		c, stride := n.Child, n.Stride
+		if n.Op == dame.Contig {
+			stride = c.Extent
+		}
+		if c.Size <= unitMax {
+			pn.stride, pn.bsize = stride, c.Size
+			for d := range 2 {
+				g.pack = d == 0
+				if !pr.dry {
+					pn.blk[d] = g.entry(c, stride)
+				}
+			}
+			return
+		}
+		pr.plan(c, false)
+		return
+	case n.Op == dame.BlockIndex && n.Blocklen*n.Child.Size <= unitMax:
+		pn.table, pn.bsize = true, n.Blocklen*n.Child.Size
+		for d := range 2 {
+			g.pack = d == 0
+			if !pr.dry {
+				pn.blk[d] = g.tableEntry(n)
+			}
+		}
+		return
+	}
+	if n.NumBlocks() > maxWalkBlocks {
+		g.fail("%s of %d blocks above %d-byte units", n.Op, n.NumBlocks(), unitMax)
+		return
+	}
+	for i := range n.NumBlocks() {
+		pr.plan(n.ChildOf(int(i)), false)
+	}
+}
+
+// cache shares the code of identical programs: the generated bytes (code
+// and tables) name it, by their hash, compared in full on a hit.
 var cache struct {
 	sync.Mutex
-	m map[string]weak.Pointer[Code]
+	m map[uint64][]weak.Pointer[Code]
 }
+
+var cacheSeed = maphash.MakeSeed()
 
 // Compile returns the native code of p (shared with identical programs
 // compiled before and still in use). It fails with an error wrapping
@@ -182,52 +266,124 @@ func Compile(p *dame.Program) (*Code, error) {
 
 func compileVec(p *dame.Program, vec int) (*Code, error) {
 	t0 := time.Now()
-	if p.Root == nil {
-		return nil, fmt.Errorf("%w: type has no data", ErrUnsupported)
-	}
-	total := 0
-	entries(p.Root, map[*dame.Node]bool{}, &total)
-	if total > maxEntries {
-		return nil, fmt.Errorf("%w: more than %d list entries", ErrUnsupported, maxEntries)
-	}
-	key := strconv.Itoa(vec) + "\n" + p.String()
-	cache.Lock()
-	defer cache.Unlock()
-	if w, ok := cache.m[key]; ok {
-		if c := w.Value(); c != nil {
-			return c, nil
-		}
-	}
 	pr, err := generate(p, vec, false)
 	if err != nil {
 		return nil, err
 	}
-	m, err := mapCode(pr.g.a.b)
+	code := pr.g.a.b
+	h := maphash.Bytes(cacheSeed, code)
+	cache.Lock()
+	defer cache.Unlock()
+	for _, w := range cache.m[h] {
+		c := w.Value()
+		if c == nil || !bytes.Equal(c.mem[:c.codeLen], code) || c.size != p.Size || c.ext != p.Extent ||
+			c.off != p.Off || !dame.Equal(c.root.n, p.Root) {
+			continue
+		}
+		// the same program: the same entries at the same offsets
+		if nc := c.rebind(p); nc != nil {
+			return nc, nil
+		}
+	}
+	m, err := mapCode(code)
 	if err != nil {
 		return nil, err
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
-	c := &Code{mem: m, size: p.Size, ext: p.Extent, off: p.Off, vec: vec, codeLen: len(pr.g.a.b),
-		packI: base + uintptr(pr.pi), unpackI: base + uintptr(pr.ui)}
-	if pr.pb >= 0 {
-		c.packB, c.unpackB = base+uintptr(pr.pb), base+uintptr(pr.ub)
-		c.blocks, c.bstride, c.bsize = pr.blocks, pr.bst, pr.bsize
+	c := &Code{mem: m, size: p.Size, ext: p.Extent, off: p.Off, vec: vec, codeLen: len(code),
+		nodes: make(map[*dame.Node]*nodeCode, len(pr.nodes))}
+	for n, pn := range pr.nodes {
+		nc := &nodeCode{n: n, table: pn.table, stride: pn.stride, bsize: pn.bsize}
+		for d := range 2 {
+			if pn.inst[d] >= 0 {
+				nc.inst[d] = base + uintptr(pn.inst[d])
+			}
+			if pn.blk[d] >= 0 {
+				nc.blk[d] = base + uintptr(pn.blk[d])
+			}
+		}
+		if nc.inst[0] != 0 {
+			nc.perI = max(1, chunkBytes/n.Size)
+		}
+		if nc.blk[0] != 0 {
+			nc.perB = max(1, chunkBytes/nc.bsize)
+		}
+		c.nodes[n] = nc
 	}
+	c.root = c.nodes[p.Root]
+	c.order = pr.order
 	if cache.m == nil {
-		cache.m = map[string]weak.Pointer[Code]{}
+		cache.m = map[uint64][]weak.Pointer[Code]{}
 	}
 	w := weak.Make(c)
-	cache.m[key] = w
+	live := cache.m[h][:0]
+	for _, x := range cache.m[h] {
+		if x.Value() != nil {
+			live = append(live, x)
+		}
+	}
+	cache.m[h] = append(live, w)
 	runtime.AddCleanup(c, func(m []byte) {
 		unmapCode(m)
 		cache.Lock()
-		if cw, ok := cache.m[key]; ok && cw == w {
-			delete(cache.m, key)
+		ws := cache.m[h]
+		for i, x := range ws {
+			if x == w {
+				ws = append(ws[:i], ws[i+1:]...)
+				break
+			}
+		}
+		if len(ws) == 0 {
+			delete(cache.m, h)
+		} else {
+			cache.m[h] = ws
 		}
 		cache.Unlock()
 	}, m)
 	c.compiled = time.Since(t0)
 	return c, nil
+}
+
+// rebind returns a Code sharing c's pages for the program p, whose nodes
+// are other pointers with the same layout: entries are matched by the
+// order in which generation visited the nodes.
+func (c *Code) rebind(p *dame.Program) *Code {
+	pr := &program{g: &gen{}, nodes: map[*dame.Node]*progNode{}, dry: true}
+	pr.plan(p.Root, true)
+	order := pr.order
+	if len(order) != len(c.order) {
+		return nil
+	}
+	nc := &Code{mem: c.mem, size: c.size, ext: c.ext, off: c.off, vec: c.vec, codeLen: c.codeLen,
+		compiled: c.compiled, order: order, nodes: make(map[*dame.Node]*nodeCode, len(order)), shared: c}
+	for i, n := range order {
+		x := *c.nodes[c.order[i]]
+		x.n = n
+		nc.nodes[n] = &x
+	}
+	nc.root = nc.nodes[p.Root]
+	return nc
+}
+
+// Measure generates and maps the code of p without the cache, unmaps it,
+// and reports how long that took and the bytes of code and tables: the
+// compile time of p.
+func Measure(p *dame.Program) (time.Duration, int, error) {
+	if !Available() {
+		return 0, 0, fmt.Errorf("%w: code generation unavailable", ErrUnsupported)
+	}
+	t0 := time.Now()
+	pr, err := generate(p, defaultVec, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	m, err := mapCode(pr.g.a.b)
+	if err != nil {
+		return 0, 0, err
+	}
+	d := time.Since(t0)
+	unmapCode(m)
+	return d, len(pr.g.a.b), nil
 }
 
 // Listing returns the generated code of p as text (offsets, bytes and
@@ -242,10 +398,18 @@ func listingVec(p *dame.Program, vec int) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "; %d bytes of code and tables, %d-byte vector moves\n", len(pr.g.a.b), vec)
-	names := map[int]string{pr.pi: "pack instances", pr.ui: "unpack instances"}
-	if pr.pb >= 0 {
-		names[pr.pb] = fmt.Sprintf("pack blocks of the root (stride %d, %d packed bytes)", pr.bst, pr.bsize)
-		names[pr.ub] = "unpack blocks of the root"
+	names := map[int]string{}
+	for k, n := range pr.order {
+		pn := pr.nodes[n]
+		what := fmt.Sprintf("node %d (%s, %d packed bytes)", k, n.Name(), n.Size)
+		for d, dir := range [...]string{"pack", "unpack"} {
+			if pn.inst[d] >= 0 {
+				names[pn.inst[d]] = fmt.Sprintf("%s instances of %s", dir, what)
+			}
+			if pn.blk[d] >= 0 {
+				names[pn.blk[d]] = fmt.Sprintf("%s blocks of %s", dir, what)
+			}
+		}
 	}
 	a := &pr.g.a
 	for _, l := range a.txt {
@@ -255,8 +419,8 @@ func listingVec(p *dame.Program, vec int) (string, error) {
 		}
 		fmt.Fprintf(&b, "%6x  %-30x  %s\n", l.off, a.b[l.off:l.off+l.n], l.text)
 	}
-	for _, t := range pr.g.tables {
-		fmt.Fprintf(&b, "table: %d displacements\n", len(t.data))
+	for i, t := range pr.g.tables {
+		fmt.Fprintf(&b, "table %d: %d bytes\n", i, len(t))
 	}
 	return b.String(), nil
 }
@@ -269,96 +433,135 @@ type Fallback interface {
 	Unpack(dst, src []byte, origin, count, from int64)
 }
 
-// chunkBytes bounds the packed bytes one call of generated code moves
-// (at least one unit): tens of microseconds at memory speed.
-const chunkBytes = 64 << 10
-
 // run moves the packed bytes [from, from+len(buf)) of count instances
 // between buf and the memory image mem (instance 0's origin at byte
 // origin): memory to buf when pack is set.
 func (c *Code) run(pack bool, fb Fallback, buf, mem []byte, origin, count, from int64) {
-	S := c.size
-	lo, hi := from, from+int64(len(buf))
-	i := lo / S
-	if r := lo - i*S; r != 0 || hi-lo < S {
-		end := min(hi, (i+1)*S)
-		c.partial(pack, fb, buf, mem, origin, count, from, i, r, end-i*S)
-		lo, i = end, i+1
+	d := 0
+	if !pack {
+		d = 1
 	}
-	if n := (hi - lo) / S; n > 0 {
-		switch {
-		case S <= 4*chunkBytes:
-			per := max(1, chunkBytes/S)
-			fn := c.packI
-			if !pack {
-				fn = c.unpackI
+	r := c.root
+	if from == 0 && int64(len(buf)) == count*c.size && r.inst[0] != 0 && count <= r.perI {
+		// the common call: a whole message of at most one chunk
+		c.call(r.inst[d], mem, origin+c.off, buf, count, 0)
+		return
+	}
+	w := walker{c: c, d: d, fb: fb, buf: buf, mem: mem, origin: origin, count: count, from: from}
+	w.many(c.root.n, origin+c.off, 0, count, c.ext, from, from+int64(len(buf)))
+}
+
+// walker moves a range of the packed stream (absolute offsets lo, hi
+// below) by units of generated code, walking the nodes above the units
+// and leaving partial units to the fallback.
+type walker struct {
+	c                   *Code
+	d                   int // 0 pack, 1 unpack
+	fb                  Fallback
+	buf, mem            []byte
+	origin, count, from int64
+}
+
+// many moves [lo, hi) of cnt instances of n, instance k's memory at byte
+// mo+k*ext of mem and its packed bytes from pb+k*n.Size.
+func (w *walker) many(n *dame.Node, mo, pb, cnt, ext, lo, hi int64) {
+	S := n.Size
+	k := (lo - pb) / S
+	nc := w.c.nodes[n]
+	for lo < hi && k < cnt {
+		ib := pb + k*S
+		if nc != nil && nc.inst[0] != 0 && lo == ib && hi >= ib+S {
+			m := min((hi-ib)/S, cnt-k)
+			for j := int64(0); j < m; j += nc.perI {
+				q := min(nc.perI, m-j)
+				w.c.call(nc.inst[w.d], w.mem, mo+(k+j)*ext, w.buf[ib+j*S-w.from:], q, 0)
 			}
-			for k := int64(0); k < n; k += per {
-				m := min(per, n-k)
-				c.call(fn, mem, origin+c.off+(i+k)*c.ext, buf[lo+k*S-from:], m)
-			}
-		case c.packB != 0:
-			for k := int64(0); k < n; k++ {
-				c.partial(pack, fb, buf, mem, origin, count, from, i+k, 0, S)
-			}
-		default:
-			c.fallback(pack, fb, buf, mem, origin, count, from, lo, lo+n*S)
+			k += m
+			lo = pb + k*S
+			continue
 		}
-		lo, i = lo+n*S, i+n
-	}
-	if lo < hi {
-		c.partial(pack, fb, buf, mem, origin, count, from, i, 0, hi-i*S)
+		e := min(hi, ib+S)
+		w.one(n, nc, mo+k*ext, ib, lo, e)
+		lo = e
+		k++
 	}
 }
 
-// partial moves the packed bytes [r0, r1) of instance i (offsets inside
-// the instance): whole root blocks with the block entry, the rest with
-// the fallback.
-func (c *Code) partial(pack bool, fb Fallback, buf, mem []byte, origin, count, from, i, r0, r1 int64) {
-	at := i * c.size
-	if c.packB != 0 {
-		B := c.bsize
-		b0, b1 := (r0+B-1)/B, r1/B
+// one moves [lo, hi) of the instance of n at memory mo, packed from pb.
+func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
+	switch {
+	case n.Op == dame.ContigFinal:
+		m := w.mem[mo+lo-pb : mo+hi-pb]
+		b := w.buf[lo-w.from : hi-w.from]
+		if w.d == 0 {
+			copy(b, m)
+		} else {
+			copy(m, b)
+		}
+		return
+	case nc == nil || nc.inst[0] != 0:
+		w.fallback(lo, hi)
+		return
+	}
+	if nc.blk[0] != 0 {
+		B := nc.bsize
+		b0, b1 := (lo-pb+B-1)/B, (hi-pb)/B
 		if b0 < b1 {
-			if r0 < b0*B {
-				c.fallback(pack, fb, buf, mem, origin, count, from, at+r0, at+b0*B)
+			if lo < pb+b0*B {
+				w.block(n, b0-1, mo, pb, lo, pb+b0*B)
 			}
-			fn := c.packB
-			if !pack {
-				fn = c.unpackB
+			for b := b0; b < b1; b += nc.perB {
+				q := min(nc.perB, b1-b)
+				if nc.table {
+					w.c.call(nc.blk[w.d], w.mem, mo, w.buf[pb+b*B-w.from:], q, b)
+				} else {
+					w.c.call(nc.blk[w.d], w.mem, mo+b*nc.stride, w.buf[pb+b*B-w.from:], q, 0)
+				}
 			}
-			per := max(1, chunkBytes/B)
-			mo := origin + c.off + i*c.ext
-			for b := b0; b < b1; b += per {
-				m := min(per, b1-b)
-				c.call(fn, mem, mo+b*c.bstride, buf[at+b*B-from:], m)
-			}
-			if b1*B < r1 {
-				c.fallback(pack, fb, buf, mem, origin, count, from, at+b1*B, at+r1)
+			if pb+b1*B < hi {
+				w.block(n, b1, mo, pb, pb+b1*B, hi)
 			}
 			return
 		}
 	}
-	c.fallback(pack, fb, buf, mem, origin, count, from, at+r0, at+r1)
+	i, off := n.FindBlockOffset(lo - pb)
+	for nb := n.NumBlocks(); i < nb && lo < hi; i++ {
+		e := min(hi, pb+off+n.BlockLen(int(i))*n.ChildOf(int(i)).Size)
+		if e > lo {
+			w.block(n, i, mo, pb, lo, e)
+			lo = e
+		}
+		off += n.BlockLen(int(i)) * n.ChildOf(int(i)).Size
+	}
 }
 
-// fallback moves the packed bytes [lo, hi) of the message with fb.
-func (c *Code) fallback(pack bool, fb Fallback, buf, mem []byte, origin, count, from, lo, hi int64) {
+// block moves [lo, hi) of block i of the instance of n at memory mo,
+// packed from pb.
+func (w *walker) block(n *dame.Node, i, mo, pb, lo, hi int64) {
+	c := n.ChildOf(int(i))
+	w.many(c, mo+n.BlockDisp(i), pb+n.BlockOffset(i), n.BlockLen(int(i)), c.Extent, lo, hi)
+}
+
+// fallback moves the packed bytes [lo, hi) of the message with the
+// fallback engine.
+func (w *walker) fallback(lo, hi int64) {
 	if lo >= hi {
 		return
 	}
-	if pack {
-		fb.Pack(buf[lo-from:hi-from], mem, origin, count, lo)
+	if w.d == 0 {
+		w.fb.Pack(w.buf[lo-w.from:hi-w.from], w.mem, w.origin, w.count, lo)
 	} else {
-		fb.Unpack(mem, buf[lo-from:hi-from], origin, count, lo)
+		w.fb.Unpack(w.mem, w.buf[lo-w.from:hi-w.from], w.origin, w.count, lo)
 	}
 }
 
 // call runs fn on n units, the first one's origin at byte off of mem
-// (which may lie outside mem; the code touches only bytes inside it) and
-// its packed bytes at the start of pk.
-func (c *Code) call(fn uintptr, mem []byte, off int64, pk []byte, n int64) {
-	a := args{base: unsafe.Pointer(unsafe.SliceData(mem)), off: int(off), pk: unsafe.Pointer(unsafe.SliceData(pk)), n: int(n)}
+// (which may lie outside mem; the code touches only bytes inside it), its
+// packed bytes at the start of pk; b0 is the first block of a listed
+// block entry.
+func (c *Code) call(fn uintptr, mem []byte, off int64, pk []byte, n, b0 int64) {
+	a := args{base: unsafe.Pointer(unsafe.SliceData(mem)), off: int(off), pk: unsafe.Pointer(unsafe.SliceData(pk)), n: int(n), b0: int(b0)}
 	call(fn, &a)
 	runtime.KeepAlive(c)
+	runtime.KeepAlive(c.shared)
 }

@@ -213,6 +213,13 @@ func TestShapes(t *testing.T) {
 		"overlap":     must(datatype.Resized(must(datatype.Vector(3, 2, 1, i32)), 0, 4)),
 		"deep":        must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, dbl)))))))))),
 		"negstride":   must(datatype.Vector(50, 1, -3, dbl)),
+		// instances above the unit size: the Go side walks the blocks
+		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
+			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),
+		"biglist":    must(datatype.HIndexedBlock(1, bigDisps(r, 40000), dbl)),
+		"bigvecs":    must(datatype.Vector(3, 1, 20000, must(datatype.Vector(9000, 1, 2, dbl)))),
+		"bigrows":    must(datatype.Vector(70, 1000, 1200, dbl)),
+		"bigstruct7": must(datatype.Contiguous(9000, must(datatype.Resized(s7, 0, 48)))),
 	}
 	for name, ty := range types {
 		p := dame.Compile(ty)
@@ -224,13 +231,35 @@ func TestShapes(t *testing.T) {
 			}
 			for _, count := range []int64{1, 3, 17, 300} {
 				size, _ := ty.PackSize(count)
-				if size > 1<<20 {
+				if size > 1<<20 && count > 1 {
 					continue
 				}
 				check(t, r, ty, p, c, count, cutsFor(size, r))
 			}
 		}
 	}
+}
+
+// bigStructForTest is a struct of two blocks above the unit size.
+func bigStructForTest(t *testing.T) *datatype.Type {
+	i32 := datatype.Of(datatype.Int)
+	a, _ := datatype.Contiguous(70001, i32)
+	b, _ := datatype.Vector(70000, 1, 3, i32)
+	s, err := datatype.Struct([]int64{1, 1}, []int64{0, 300000}, []*datatype.Type{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// bigDisps returns n distinct random multiples of 8.
+func bigDisps(r *rand.Rand, n int) []int64 {
+	p := r.Perm(2 * n)
+	d := make([]int64, n)
+	for i := range d {
+		d[i] = int64(p[i]) * 8
+	}
+	return d
 }
 
 // TestEngineTiers checks that the tiered engine compiles after enough
@@ -265,10 +294,16 @@ func TestEngineTiers(t *testing.T) {
 	}
 	// identical programs share their code
 	if Available() {
-		c1, err1 := Compile(dame.Compile(ty))
-		c2, err2 := Compile(dame.Compile(ty))
-		if err1 != nil || err2 != nil || c1 != c2 {
-			t.Fatalf("identical programs do not share code: %v %v", err1, err2)
+		for _, ty := range []*datatype.Type{ty, bigStructForTest(t)} {
+			p1, p2 := dame.Compile(ty), dame.Compile(ty)
+			c1, err1 := Compile(p1)
+			c2, err2 := Compile(p2)
+			if err1 != nil || err2 != nil || &c1.mem[0] != &c2.mem[0] {
+				t.Fatalf("identical programs do not share code: %v %v", err1, err2)
+			}
+			r := rand.New(rand.NewPCG(5, 6))
+			size, _ := ty.PackSize(2)
+			check(t, r, ty, p2, c2, 2, cutsFor(size, r))
 		}
 	}
 }

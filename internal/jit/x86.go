@@ -61,7 +61,8 @@ func regName(r reg, w int) string {
 // mem is the memory operand [base + index + disp].
 type mem struct {
 	base  reg
-	index reg // noReg for none
+	index reg  // noReg for none
+	scale byte // index scale: 0 for 1, 3 for 8
 	disp  int32
 }
 
@@ -77,6 +78,9 @@ func (m mem) String() string {
 	}
 	if m.index != noReg {
 		b.WriteString("+" + m.index.String())
+		if m.scale != 0 {
+			fmt.Fprintf(&b, "*%d", 1<<m.scale)
+		}
 	}
 	if m.disp > 0 {
 		fmt.Fprintf(&b, "+%#x", m.disp)
@@ -145,7 +149,7 @@ func (a *asm) modrm(r uint8, m mem) {
 		if m.index != noReg {
 			idx = byte(m.index & 7)
 		}
-		a.byte1(mod<<6|r<<3|4, idx<<3|byte(m.base&7))
+		a.byte1(mod<<6|r<<3|4, m.scale<<6|idx<<3|byte(m.base&7))
 	}
 	if mod == 2 {
 		a.imm32(m.disp)
@@ -356,4 +360,56 @@ func (a *asm) listing(b *strings.Builder) {
 	for _, l := range a.txt {
 		fmt.Fprintf(b, "%6x  %-30x  %s\n", l.off, a.b[l.off:l.off+l.n], l.text)
 	}
+}
+
+// evex appends an EVEX prefix: register field r (vector 0-31 or k), vvvv
+// operand v (vector register; 0 when unused), memory or register operand
+// rm (B and X bits from m), map mm (1 0F, 2 0F38), W, pp (0 none, 1 66,
+// 2 F3, 3 F2), zeroing z, opmask aaa, 512-bit length.
+func (a *asm) evex(r uint8, v uint8, m mem, mm, W, pp, z, aaa byte) {
+	R, X, B := rexFor(r, m)
+	a.byte1(0x62,
+		(^R&1)<<7|(^X&1)<<6|(^B&1)<<5|(^(r>>4)&1)<<4|mm,
+		W<<7|(^v&15)<<3|1<<2|pp,
+		z<<7|2<<5|(^(v>>4)&1)<<3|aaa)
+}
+
+// loadMasked loads the bytes of m selected by opmask k into zmm x,
+// zeroing the others (VMOVDQU8 zmm{k}{z}, m512). Bytes not selected are
+// not read and cannot fault.
+func (a *asm) loadMasked(x int, k byte, m mem) {
+	s := a.pc()
+	a.evex(uint8(x), 0, m, 1, 0, 3, 1, k)
+	a.byte1(0x6f)
+	a.modrm(uint8(x), m)
+	a.note(s, "vmovdqu8 zmm%d{k%d}{z}, %s", x, k, m)
+}
+
+// storeMasked stores the bytes of zmm x selected by opmask k to m
+// (VMOVDQU8 m512{k}, zmm); the other bytes of m are not written.
+func (a *asm) storeMasked(m mem, k byte, x int) {
+	s := a.pc()
+	a.evex(uint8(x), 0, m, 1, 0, 3, 0, k)
+	a.byte1(0x7f)
+	a.modrm(uint8(x), m)
+	a.note(s, "vmovdqu8 %s{k%d}, zmm%d", m, k, x)
+}
+
+// permb sets zmm dst to the bytes of zmm src picked by the byte indexes
+// in zmm idx (VPERMB, AVX512-VBMI).
+func (a *asm) permb(dst, idx, src int) {
+	s := a.pc()
+	a.evex(uint8(dst), uint8(idx), mem{base: reg(src), index: noReg}, 2, 0, 1, 0, 0)
+	a.byte1(0x8d, 0xc0|byte(dst&7)<<3|byte(src&7))
+	a.note(s, "vpermb zmm%d, zmm%d, zmm%d", dst, idx, src)
+}
+
+// kload loads opmask k from m (KMOVQ k, m64).
+func (a *asm) kload(k byte, m mem) {
+	s := a.pc()
+	_, X, B := rexFor(0, m)
+	a.byte1(0xc4, 0x80|(^X&1)<<6|(^B&1)<<5|0x01, 0xf8)
+	a.byte1(0x90)
+	a.modrm(k, m)
+	a.note(s, "kmovq k%d, %s", k, m)
 }

@@ -165,7 +165,7 @@ func TestOracle(t *testing.T) {
 		if lo, hi, err := bounds(ty, count); err != nil || hi-lo > 1<<16 {
 			continue
 		}
-		p, err := Layout(ty, Options{Count: count, MaxCols: 4096, MaxRows: 4096})
+		p, err := Layout(ty, Options{Count: count, MaxCols: 1024, MaxRows: 1024})
 		if err != nil {
 			t.Fatalf("%s: %v", lang.Format(ty), err)
 		}
@@ -312,7 +312,7 @@ func TestHuge(t *testing.T) {
 // TestBadOptions checks that bad options are errors, not panics.
 func TestBadOptions(t *testing.T) {
 	ty := datatype.Of(datatype.Int)
-	for _, o := range []Options{{Count: -1}, {Width: -3}, {CellBytes: -1}} {
+	for _, o := range []Options{{Count: -1}, {Width: -3}, {CellBytes: -1}, {MaxCols: 4096, MaxRows: 4096}} {
 		if _, err := Layout(ty, o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}

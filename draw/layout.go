@@ -118,6 +118,9 @@ type Picture struct {
 	Basics []datatype.Basic
 }
 
+// MaxCells bounds Options.MaxCols * Options.MaxRows (32 MiB of cells).
+const MaxCells = 1 << 20
+
 // MaxRuns is the most runs a Picture lists.
 const MaxRuns = 256
 
@@ -148,6 +151,9 @@ func Layout(t *datatype.Type, opts Options) (*Picture, error) {
 	}
 	if opts.Budget <= 0 {
 		opts.Budget = 1 << 20
+	}
+	if int64(opts.MaxCols)*int64(opts.MaxRows) > MaxCells {
+		return nil, fmt.Errorf("draw: a grid of %d x %d cells is larger than %d cells", opts.MaxCols, opts.MaxRows, MaxCells)
 	}
 	packed, err := t.PackSize(opts.Count)
 	if err != nil {

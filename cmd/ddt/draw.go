@@ -50,8 +50,11 @@ func runDraw(e *env, args []string) error {
 	}
 	if *title == "" {
 		*title = path
+		if path == "-" {
+			*title = "stdin"
+		}
 		if *count != 1 {
-			*title = fmt.Sprintf("%s, count %d", path, *count)
+			*title = fmt.Sprintf("%s, count %d", *title, *count)
 		}
 	}
 	if *count == 0 {

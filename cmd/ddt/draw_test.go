@@ -61,6 +61,7 @@ func TestDrawServeErrors(t *testing.T) {
 		{2, []string{"draw", "testdata/rowcol.ddt", "--width", "-1"}},
 		{2, []string{"draw", "testdata/rowcol.ddt", "--cols", "100000"}},
 		{1, []string{"draw", "testdata/none.ddt"}},
+		{1, []string{"draw", "testdata/rowcol.ddt", "--cols", "4096", "--rows", "4096"}},
 		{1, []string{"draw", "testdata/rowcol.ddt", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.svg")}},
 		{2, []string{"serve", "extra"}},
 		{1, []string{"serve", "--src", "/"}},

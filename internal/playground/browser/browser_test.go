@@ -44,8 +44,9 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
-// serve builds ddt and starts ddt serve on a free port; it returns the URL.
-func serve(t *testing.T) string {
+// serve builds ddt and starts ddt serve on a free port; it returns the URL
+// and the ddt binary.
+func serve(t *testing.T) (url, ddt string) {
 	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
@@ -89,16 +90,16 @@ func serve(t *testing.T) string {
 		if !ok {
 			t.Fatal("ddt serve exited before listening")
 		}
-		return u
+		return u, bin
 	case <-time.After(10 * time.Minute): // the first wasm build on a loaded machine is slow
 		t.Fatal("ddt serve did not start listening in 10 minutes")
 	}
-	return ""
+	return "", ""
 }
 
 func TestPlayground(t *testing.T) {
 	browser := findChromium(t)
-	url := serve(t)
+	url, ddt := serve(t)
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(browser),
@@ -187,6 +188,17 @@ func TestPlayground(t *testing.T) {
 	if !strings.HasPrefix(errText, "line 2, column ") || !strings.Contains(errText, "nosuch") || bad != "2" {
 		t.Errorf("error %q, marked line %q", errText, bad)
 	}
+	// The single-file page of ddt serve --export works from disk.
+	page := filepath.Join(t.TempDir(), "playground.html")
+	root, _ := filepath.Abs("../../..")
+	if out, err := exec.Command(ddt, "serve", "--export", page, "--src", root).CombinedOutput(); err != nil {
+		t.Fatalf("ddt serve --export: %v\n%s", err, out)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
+		t.Fatalf("loading %s: %v", page, err)
+	}
+	waitFor("the exported page's picture", `(document.getElementById("show-size") || {}).textContent === "7996" && document.querySelector("#picture svg") !== null`, 2*time.Minute)
+
 	if p := os.Getenv("DDT_SCREENSHOT"); p != "" {
 		chromedp.Run(ctx, chromedp.Evaluate[any](`document.getElementById("src").value = "subarray([6, 6, 6], [4, 4, 1], [1, 1, 4], C, double)"; update()`))
 		if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {

@@ -103,9 +103,9 @@ func layouts(configs []string, filter string) ([]pair, error) {
 }
 
 // iters is the number of round trips of one batch: about budget bytes,
-// between 5 and 2000.
+// between 5 and 500.
 func iters(packed, budget int64) int {
-	return int(min(max(budget/max(packed, 1), 5), 2000))
+	return int(min(max(budget/max(packed, 1), 5), 500))
 }
 
 // side is one rank's end of a layout: its arena and operation.

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/commbench}
 CONFIG=${CONFIG:-small,medium}
-BUDGET=${BUDGET:-16777216}
+BUDGET=${BUDGET:-8388608}
 mkdir -p "$OUT"
 ROOT=""
 [ "$(id -u)" -eq 0 ] && ROOT="--allow-run-as-root"

@@ -1,3 +1,3 @@
 module github.com/ddtlab/ddt
 
-go 1.26
+go 1.25

@@ -30,7 +30,8 @@ func newWorldComm(w *World, r int) *Comm {
 	for i := range group {
 		group[i] = i
 	}
-	return newComm(w, r, group, 0, new(uint32(2)))
+	next := uint32(2) // (not new(uint32(2)): that needs Go 1.26, go.mod says 1.25)
+	return newComm(w, r, group, 0, &next)
 }
 
 func newComm(w *World, r int, group []int, ctx uint32, next *uint32) *Comm {

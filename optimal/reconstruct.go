@@ -9,9 +9,11 @@ import (
 
 // MaxLen is the longest type map Reconstruct accepts. Time grows as n^3 and
 // memory as n^2 (about 11 bytes per segment): at 4096 elements the slowest
-// maps measured (a plain vector, the seed's row and column) take about 35 s
-// and 110 MB on a 2-core AMD EPYC, so the limit keeps every accepted map
-// within about a minute. Normalize handles larger types structurally.
+// maps measured (a plain vector, the seed's row and column) take 15 s of
+// CPU time and 110 MB on an AMD EPYC core (36 s of wall time in the
+// benchmark on the shared, loaded machine), so the limit keeps every
+// accepted map well within a minute. Normalize handles larger types
+// structurally.
 const MaxLen = 4096
 
 // Options configures Reconstruct.

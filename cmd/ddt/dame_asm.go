@@ -20,7 +20,7 @@ func init() {
 	plain := c.run
 	c.args += " [--asm]"
 	c.run = func(e *env, args []string) error {
-		if !slices.ContainsFunc(args, func(a string) bool { return a == "--asm" || a == "-asm" }) {
+		if !slices.ContainsFunc(args, func(a string) bool { return a == "--asm" || a == "-asm" || a == "-h" || a == "--help" || a == "-help" }) {
 			return plain(e, args)
 		}
 		fs := flag.NewFlagSet("dame", flag.ContinueOnError)

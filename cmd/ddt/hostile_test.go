@@ -100,6 +100,7 @@ func TestHostileInputs(t *testing.T) {
 		{"many calls", []string{"sig", file("many.ddt", many.Bytes())}, "", "more than 262144 constructor calls"},
 		{"huge count", []string{"typemap", file("count.ddt", []byte("contiguous(9223372036854775807, int)\n"))}, "", "overflows"},
 		{"huge instances", []string{"typemap", rowcol, "--count", "9223372036854775807"}, "", "overflow"},
+		{"huge type map", []string{"typemap", file("bigmap.ddt", []byte("contiguous(1000000000000, int)\n"))}, "", "more than --max 67108864"},
 		{"huge sig count", []string{"sig", rowcol, "--count", "9223372036854775807"}, "", "overflow"},
 		{"huge pack", []string{"pack", file("big.ddt", []byte("contiguous(1000000000000, int)\n")), "--count", "1", "--in", img, "--out", out}, "",
 			"image too small (need 4000000000000 bytes, have 4096)"},

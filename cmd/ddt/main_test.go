@@ -131,6 +131,12 @@ func TestHelpEverywhere(t *testing.T) {
 				t.Errorf("%s -h cites seed %s without naming the paper:\n%s", c.name, id, errs)
 			}
 		}
+		for _, w := range strings.Fields(c.args) {
+			w = strings.Trim(w, "[]|")
+			if strings.HasPrefix(w, "-") && w != "-" && !strings.Contains(errs, "\n  "+w) {
+				t.Errorf("%s -h does not describe %s, which its usage line names:\n%s", c.name, w, errs)
+			}
+		}
 		hout, _, hst := cli(t, "", "help", c.name)
 		if hst != 0 || hout != errs {
 			t.Errorf("help %s differs from %s -h", c.name, c.name)
@@ -250,4 +256,19 @@ func FuzzCommands(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTypemapMax(t *testing.T) {
+	out, errs, st := cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "3997")
+	if st != 1 || out != "" || !strings.Contains(errs, "has 3998 elements, more than --max 3997") {
+		t.Errorf("status %d, %q", st, errs)
+	}
+	out, errs, st = cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "3998")
+	if st != 0 || strings.Count(out, "\n") != 3998 {
+		t.Errorf("status %d, %d lines, %q", st, strings.Count(out, "\n"), errs)
+	}
+	out, _, st = cli(t, "", "typemap", "testdata/rowcol.ddt", "--count", "2", "--max", "0")
+	if st != 0 || strings.Count(out, "\n") != 3998 {
+		t.Errorf("--max 0: status %d", st)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/ddtlab/ddt/datatype"
@@ -78,12 +79,26 @@ var showExtra = func(w io.Writer, t *datatype.Type) {}
 func runTypemap(e *env, args []string) error {
 	fs := flag.NewFlagSet("typemap", flag.ContinueOnError)
 	count := fs.Int64("count", 1, "number of instances")
-	t, err := typeArg(e, "typemap", fs, args, func(string) error { return nonNegative("--count", *count) })
+	maxLines := fs.Int64("max", defaultMaxTypemap, "refuse a type map of more than `M` elements (0: no limit)")
+	t, err := typeArg(e, "typemap", fs, args, func(string) error {
+		if err := nonNegative("--max", *maxLines); err != nil {
+			return err
+		}
+		return nonNegative("--count", *count)
+	})
 	if err != nil {
 		return err
 	}
 	if _, _, err := t.Span(*count); err != nil {
 		return err
+	}
+	if n, ok := mulOK(t.Elements(), *count); !ok || *maxLines > 0 && n > *maxLines {
+		what := fmt.Sprintf("%d", n)
+		if !ok {
+			what = "more than 2^63"
+		}
+		return fmt.Errorf("the type map of --count %d has %s elements, more than --max %d; raise --max (0: no limit) to print it",
+			*count, what, *maxLines)
 	}
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	var werr error
@@ -95,6 +110,21 @@ func runTypemap(e *env, args []string) error {
 		return werr
 	}
 	return w.Flush()
+}
+
+// defaultMaxTypemap bounds the output of typemap unless --max says
+// otherwise: 2^26 lines, about 1 GB of text.
+const defaultMaxTypemap = 1 << 26
+
+// mulOK returns a*b for non-negative a and b and whether it fits in int64.
+func mulOK(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	if a > math.MaxInt64/b {
+		return 0, false
+	}
+	return a * b, true
 }
 
 // nonNegative is the usage error of a negative count-like flag.

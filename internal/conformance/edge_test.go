@@ -43,7 +43,7 @@ func edgeCases(t *testing.T) []testCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs = append(cs, testCase{"edge: " + s, ty})
+		cs = append(cs, testCase{name: "edge: " + s, t: ty})
 	}
 	return cs
 }

@@ -145,12 +145,17 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		}
 		lv = min(l, engine.MaxLevel())
 	}
-	c := &Committed{t: t, exec: t, kind: opts.Engine, sig: sig.Of(t)}
-	if c.kind == Reference {
-		c.eng = engine.NewReference(t)
-		return c, nil
+	if opts.Engine == Reference {
+		return &Committed{t: t, exec: t, kind: Reference, sig: sig.Of(t), eng: engine.NewReference(t)}, nil
 	}
-	c.prog = dame.Compile(t)
+	// one allocation for the committed type and its program
+	cp := new(struct {
+		c Committed
+		p dame.Program
+	})
+	c := &cp.c
+	*c = Committed{t: t, exec: t, kind: opts.Engine, sig: sig.Of(t), prog: &cp.p}
+	dame.CompileTo(c.prog, t)
 	switch opts.Normalize {
 	case NormalizeAlways:
 		c.normalize()

@@ -7,76 +7,102 @@ import (
 )
 
 // Compile lowers t into an optimized Program. It never fails: every
-// datatype has a program. Its cost is linear in the size of t's contents.
+// datatype has a program. Its cost is linear in the size of t's contents;
+// the nodes of small programs live in the Program's own allocation.
 func Compile(t *datatype.Type) *Program {
-	p := &Program{Size: t.Size(), Extent: t.Extent()}
+	p := new(Program)
+	CompileTo(p, t)
+	return p
+}
+
+// CompileTo is Compile into *p (which it overwrites), for callers that
+// allocate the Program together with their own data.
+func CompileTo(p *Program, t *datatype.Type) {
+	*p = Program{Size: t.Size(), Extent: t.Extent()}
 	if t.Size() == 0 {
 		p.Align = 16
-		return p
+		return
 	}
-	n, off := build(t)
+	z := builder{slab: p.inline[:0:len(p.inline)]}
+	n, off := z.build(t)
 	p.Root, p.Off = n, off
 	p.Depth = n.Depth
 	p.Align = min(n.align(), gcdPow2(off), gcdPow2(p.Extent))
-	return p
+}
+
+// builder allocates the nodes of one program in slabs, the first one
+// inside the Program. Nodes never move: a full slab is left as it is and a
+// new one started.
+type builder struct{ slab []Node }
+
+func (z *builder) alloc(n Node) *Node {
+	if len(z.slab) == cap(z.slab) {
+		z.slab = make([]Node, 0, 8)
+	}
+	z.slab = append(z.slab, n)
+	return &z.slab[len(z.slab)-1]
+}
+
+func (z *builder) leaf(size int64) *Node {
+	return z.alloc(Node{Op: ContigFinal, Size: size, Extent: size})
 }
 
 func leaf(size int64) *Node { return &Node{Op: ContigFinal, Size: size, Extent: size} }
 
 // build returns the node of one instance of t, whose origin lies off bytes
 // from t's origin, or nil if t has no data. The node's Extent is t's extent.
-func build(t *datatype.Type) (*Node, int64) {
+func (z *builder) build(t *datatype.Type) (*Node, int64) {
 	if t.Size() == 0 {
 		return nil, 0
 	}
-	n, off := build1(t)
+	n, off := z.build1(t)
 	n.Extent = t.Extent()
 	return n, off
 }
 
-func build1(t *datatype.Type) (*Node, int64) {
+func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 	if t.IsContiguous() {
 		lo, _ := t.DataBounds()
-		return leaf(t.Size()), lo
+		return z.leaf(t.Size()), lo
 	}
 	a := t.Args()
 	switch t.Combiner() {
 	case datatype.CombinerNamed:
-		var bs blockList
+		bs := newBlockList(2)
 		t.Walk(1, func(b datatype.Basic, d int64) bool {
-			bs.add(d, 1, leaf(b.Size()), 0)
+			bs.add(d, 1, z.leaf(b.Size()), 0)
 			return true
 		})
-		return bs.node()
+		return bs.node(z)
 	case datatype.CombinerDup, datatype.CombinerSubarray, datatype.CombinerDarray:
-		return build(t.Lower())
+		return z.build(t.Lower())
 	case datatype.CombinerResized:
-		return build(a.Types[0])
+		return z.build(a.Types[0])
 	case datatype.CombinerContiguous:
-		c, off := build(a.Types[0])
-		return vector(a.Count, 1, a.Types[0].Extent(), c), off
+		c, off := z.build(a.Types[0])
+		return z.vector(a.Count, 1, a.Types[0].Extent(), c), off
 	case datatype.CombinerVector, datatype.CombinerHVector:
 		old := a.Types[0]
 		sb := a.Stride
 		if t.Combiner() == datatype.CombinerVector {
 			sb *= old.Extent()
 		}
-		c, off := build(old)
-		return vector(a.Count, a.Blocklength, sb, c), off
+		c, off := z.build(old)
+		return z.vector(a.Count, a.Blocklength, sb, c), off
 	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
 		old := a.Types[0]
 		scale := int64(1)
 		if c := t.Combiner(); c == datatype.CombinerIndexed || c == datatype.CombinerIndexedBlock {
 			scale = old.Extent()
 		}
-		c, off := build(old)
+		c, off := z.build(old)
 		if c == nil {
 			return nil, 0 // unreachable: t has data, so old has
 		}
 		if c.Op == ContigFinal && (c.Extent == c.Size || maxBlocklen(a) <= 1) {
-			return leafRuns(a, scale, off, c.Size)
+			return z.leafRuns(a, scale, off, c.Size)
 		}
-		var bs blockList
+		bs := newBlockList(len(a.Displacements))
 		for i, d := range a.Displacements {
 			bl := a.Blocklength
 			if a.Blocklengths != nil {
@@ -84,17 +110,17 @@ func build1(t *datatype.Type) (*Node, int64) {
 			}
 			bs.add(d*scale, bl, c, off)
 		}
-		return bs.node()
+		return bs.node(z)
 	case datatype.CombinerStruct:
-		var bs blockList
+		bs := newBlockList(len(a.Displacements))
 		for i, d := range a.Displacements {
 			if a.Blocklengths[i] == 0 || a.Types[i].Size() == 0 {
 				continue
 			}
-			c, off := build(a.Types[i])
+			c, off := z.build(a.Types[i])
 			bs.add(d, a.Blocklengths[i], c, off)
 		}
-		return bs.node()
+		return bs.node(z)
 	}
 	panic("dame: unknown combiner " + t.Combiner().String())
 }
@@ -102,28 +128,28 @@ func build1(t *datatype.Type) (*Node, int64) {
 // vector returns the normalized node of count blocks of bl instances of c
 // (c.Extent apart), stride bytes apart; c is not nil and count, bl > 0
 // unless the type has no data (then the caller never gets here).
-func vector(count, bl, stride int64, c *Node) *Node {
+func (z *builder) vector(count, bl, stride int64, c *Node) *Node {
 	if c.Op == ContigFinal && (bl == 1 || c.Extent == c.Size) {
 		// merge contiguous children into the block length
 		L := bl * c.Size
 		if count == 1 || stride == L {
-			return leaf(count * L)
+			return z.leaf(count * L)
 		}
-		return (&Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: leaf(L)}).finish()
+		return z.alloc(Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: z.leaf(L)}).finish()
 	}
 	if bl > 1 {
-		inner := vector(bl, 1, c.Extent, c)
+		inner := z.vector(bl, 1, c.Extent, c)
 		inner.Extent = c.Extent * bl // not used for bl == 1 parents
-		return vector(count, 1, stride, inner)
+		return z.vector(count, 1, stride, inner)
 	}
 	if count == 1 {
 		return c
 	}
 	// collapse nested vectors whose strides compose
 	if c.Op == Vector && c.Blocklen == 1 && stride == c.Count*c.Stride {
-		return (&Node{Op: Vector, Count: count * c.Count, Blocklen: 1, Stride: c.Stride, Child: c.Child}).finish()
+		return z.alloc(Node{Op: Vector, Count: count * c.Count, Blocklen: 1, Stride: c.Stride, Child: c.Child}).finish()
 	}
-	return (&Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: c}).finish()
+	return z.alloc(Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: c}).finish()
 }
 
 // blockList collects the blocks of an indexed or struct type before they
@@ -131,6 +157,12 @@ func vector(count, bl, stride int64, c *Node) *Node {
 type blockList struct {
 	disps, bls []int64
 	kids       []*Node
+}
+
+// newBlockList returns a list with room for n blocks in two allocations.
+func newBlockList(n int) blockList {
+	buf := make([]int64, 2*n)
+	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n], kids: make([]*Node, 0, n)}
 }
 
 func (b *blockList) add(disp, bl int64, c *Node, off int64) {
@@ -146,7 +178,7 @@ func (b *blockList) add(disp, bl int64, c *Node, off int64) {
 // runs merge, runs of equal length and constant stride become a vector, and
 // blocks of equal children become an indexed (or blockindexed, or vector)
 // node. It returns the node and the displacement of its origin.
-func (b *blockList) node() (*Node, int64) {
+func (b *blockList) node(z *builder) (*Node, int64) {
 	n := len(b.disps)
 	bytesOnly := true
 	for i, c := range b.kids {
@@ -156,16 +188,17 @@ func (b *blockList) node() (*Node, int64) {
 		}
 	}
 	if bytesOnly {
-		var ds, ls []int64
+		// runs of bytes, written over the lists (run k <= block i)
+		ds, ls := b.disps[:0], b.bls[:0]
 		for i := range n {
-			L := b.bls[i] * b.kids[i].Size
-			if k := len(ds) - 1; k >= 0 && ds[k]+ls[k] == b.disps[i] {
+			d, L := b.disps[i], b.bls[i]*b.kids[i].Size
+			if k := len(ds) - 1; k >= 0 && ds[k]+ls[k] == d {
 				ls[k] += L // merge touching blocks
 				continue
 			}
-			ds, ls = append(ds, b.disps[i]), append(ls, L)
+			ds, ls = append(ds, d), append(ls, L)
 		}
-		return byteRuns(ds, ls)
+		return z.byteRuns(ds, ls)
 	}
 	same := true
 	for i := 1; i < n; i++ {
@@ -175,9 +208,9 @@ func (b *blockList) node() (*Node, int64) {
 		}
 	}
 	if !same {
-		return (&Node{Op: Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).finish(), 0
+		return z.alloc(Node{Op: Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).finish(), 0
 	}
-	return indexed(b.disps, b.bls, b.kids[0])
+	return z.indexed(b.disps, b.bls, b.kids[0])
 }
 
 // maxBlocklen is the largest block length of an indexed type's arguments.
@@ -193,25 +226,25 @@ func maxBlocklen(a datatype.Args) int64 {
 }
 
 // indexed returns the node of blocks of bls[i] instances of c at ds[i].
-func indexed(ds, bls []int64, c *Node) (*Node, int64) {
+func (z *builder) indexed(ds, bls []int64, c *Node) (*Node, int64) {
 	if len(ds) == 1 {
 		if bls[0] == 1 {
 			return c, ds[0]
 		}
-		return vector(1, bls[0], 0, c), ds[0]
+		return z.vector(1, bls[0], 0, c), ds[0]
 	}
 	if constant(bls) {
 		if s, ok := constStride(ds); ok {
-			return vector(int64(len(ds)), bls[0], s, c), ds[0]
+			return z.vector(int64(len(ds)), bls[0], s, c), ds[0]
 		}
 		if bls[0] > 1 {
 			// blocks of a vector of children
-			inner := vector(bls[0], 1, c.Extent, c)
-			return (&Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: inner}).finish(), 0
+			inner := z.vector(bls[0], 1, c.Extent, c)
+			return z.alloc(Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: inner}).finish(), 0
 		}
-		return (&Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: c}).finish(), 0
+		return z.alloc(Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: c}).finish(), 0
 	}
-	return (&Node{Op: Index, Blocklens: slices.Clone(bls), Disps: ds, Child: c}).finish(), 0
+	return z.alloc(Node{Op: Index, Blocklens: slices.Clone(bls), Disps: ds, Child: c}).finish(), 0
 }
 
 func constant(xs []int64) bool {

@@ -81,8 +81,9 @@ type Node struct {
 	// Depth is 0 for ContigFinal and one more than the deepest child otherwise.
 	Depth int
 
-	// marks holds, for Index and Struct, the packed offset of every
-	// markEvery-th block (block k*markEvery at marks[k]): BlockOffset and
+	// marks holds, for Index and Struct of more than markEvery blocks, the
+	// packed offset of every markEvery-th block (block k*markEvery at
+	// marks[k]; nil for shorter lists, whose one mark is 0): BlockOffset and
 	// FindBlock scan at most markEvery-1 block lengths from a mark, and
 	// building the node writes no per-block array.
 	marks []int64
@@ -107,6 +108,8 @@ type Program struct {
 	// displacement, stride, extent and move length of the program: with an
 	// Align-aligned buffer every move is Align-aligned.
 	Align int64
+
+	inline [3]Node // the first nodes Compile allocates
 }
 
 // IsFinal reports whether n's child is a ContigFinal leaf (the paper's Final primitives).
@@ -167,7 +170,10 @@ func (n *Node) BlockOffset(i int64) int64 {
 		return i * n.Blocklen * n.Child.Size
 	}
 	k := i / markEvery
-	s := n.marks[k]
+	var s int64
+	if k > 0 {
+		s = n.marks[k]
+	}
 	for j := k * markEvery; j < i; j++ {
 		s += n.blockSize(j)
 	}
@@ -203,14 +209,20 @@ func (n *Node) FindBlockOffset(off int64) (int64, int64) {
 	}
 	// the last mark <= off, then the first block after it ending past off
 	// (so not empty)
-	k, found := slices.BinarySearch(n.marks, off)
-	if !found {
-		k--
+	var k int
+	var s int64
+	if n.marks != nil {
+		var found bool
+		k, found = slices.BinarySearch(n.marks, off)
+		if !found {
+			k--
+		}
+		for k+1 < len(n.marks) && n.marks[k+1] <= off {
+			k++
+		}
+		s = n.marks[k]
 	}
-	for k+1 < len(n.marks) && n.marks[k+1] <= off {
-		k++
-	}
-	s, nb := n.marks[k], int64(len(n.Disps))
+	nb := int64(len(n.Disps))
 	for i = int64(k) * markEvery; i+1 < nb; i++ {
 		e := s + n.blockSize(i)
 		if e > off {
@@ -236,19 +248,22 @@ func (n *Node) finish() *Node {
 		n.Size = n.Count * n.Blocklen * n.Child.Size
 	case Index, Struct:
 		bls := n.Blocklens[:len(n.Disps)]
-		marks := make([]int64, (len(bls)+markEvery-1)/markEvery)
+		var marks []int64
+		if len(bls) > markEvery {
+			marks = make([]int64, (len(bls)+markEvery-1)/markEvery)
+		}
 		var s int64
 		if n.Op == Index {
 			cs := n.Child.Size
 			for i, b := range bls {
-				if i%markEvery == 0 {
+				if i%markEvery == 0 && marks != nil {
 					marks[i/markEvery] = s
 				}
 				s += b * cs
 			}
 		} else {
 			for i, b := range bls {
-				if i%markEvery == 0 {
+				if i%markEvery == 0 && marks != nil {
 					marks[i/markEvery] = s
 				}
 				s += b * n.Children[i].Size

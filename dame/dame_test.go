@@ -1,7 +1,9 @@
 package dame_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ddtlab/ddt/dame"
@@ -74,4 +76,72 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("Parse(%q) succeeded", text)
 		}
 	}
+}
+
+// TestParseLimits: sizes that overflow int64 and programs nested deeper
+// than MaxDepth are errors (issue 9), found without building them.
+func TestParseLimits(t *testing.T) {
+	for _, text := range []string{
+		// 2^62 blocks of 4 bytes
+		"EXIT(8, 0)\nVECTORFINAL(4611686018427387904, 1, 8, 4, 4)\nCONTIGFINAL(4)\nBOTTOM",
+		// count x blocklen overflows before the size is multiplied
+		"EXIT(8, 0)\nVECTOR(4611686018427387904, 4, 64, 4, 4)\nCONTIGCHILD\nCONTIGFINAL(4)\nBOTTOM",
+		"EXIT(8, 0)\nCONTIG(3074457345618258603, 3, 3)\nCONTIGFINAL(3)\nBOTTOM",
+		"EXIT(8, 0)\nBLOCKINDEXFINAL(2, 4611686018427387904, [0, 8], 2, 2)\nCONTIGFINAL(2)\nBOTTOM",
+		// block sums that overflow
+		"EXIT(8, 0)\nINDEXFINAL(2, [9223372036854775807, 1], [0, 8], 1, 1)\nCONTIGFINAL(1)\nBOTTOM",
+		"EXIT(8, 0)\nSTRUCT(2, [4611686018427387904, 4611686018427387904], [0, 8], [1, 1], [1, 1])\n" +
+			"RETURNTO(2)\nCONTIGFINAL(1)\nBOTTOM\nRETURNTO(2)\nCONTIGFINAL(1)\nBOTTOM\nBOTTOM",
+		// negative and zero counts
+		"EXIT(8, 0)\nVECTORFINAL(-2, 1, 8, 4, 4)\nCONTIGFINAL(4)\nBOTTOM",
+		"EXIT(8, 0)\nINDEXFINAL(1, [-1], [0], 4, 4)\nCONTIGFINAL(4)\nBOTTOM",
+		"EXIT(8, 0)\nCONTIGFINAL(-4)\nBOTTOM",
+		"EXIT(8, 0)\nCONTIGFINAL(99999999999999999999)\nBOTTOM",
+	} {
+		if p, err := dame.Parse(text); err == nil {
+			t.Errorf("Parse(%q) succeeded:\n%v", text, p)
+		}
+	}
+
+	nested := func(levels int) string {
+		var b strings.Builder
+		b.WriteString("EXIT(8, 0)\n")
+		for range levels {
+			b.WriteString("CONTIG(1, 8, 8)\n")
+		}
+		b.WriteString("CONTIGFINAL(8)\nBOTTOM\n")
+		return b.String()
+	}
+	if _, err := dame.Parse(nested(dame.MaxDepth - 1)); err != nil {
+		t.Errorf("a program %d deep: %v", dame.MaxDepth, err)
+	}
+	for _, levels := range []int{dame.MaxDepth, 1_000_000} {
+		_, err := dame.Parse(nested(levels))
+		var se *dame.SyntaxError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "deeper") {
+			t.Errorf("a program %d deep: %v, want a depth error", levels+1, err)
+		}
+	}
+}
+
+// FuzzParse: Parse never panics, and what it accepts prints and parses
+// back to the same text.
+func FuzzParse(f *testing.F) {
+	f.Add("EXIT(8, 0)\nVECTORFINAL(2, 1, 8, 4, 4)\nCONTIGFINAL(4)\nBOTTOM")
+	f.Add("EXIT(48, 0)\nINDEXFINAL(3, [4, 25, 8], [0, 8, 36], 1, 1)\nCONTIGFINAL(1)\nBOTTOM")
+	f.Add("EXIT(8, 0)\nSTRUCT(1, [1], [0], [4], [4])\nRETURNTO(2)\nCONTIGFINAL(4)\nBOTTOM\nBOTTOM")
+	f.Add("EXIT(8, 0)\nVECTOR(4, 2, 64, 4, 4)\nCONTIGCHILD\nCONTIGFINAL(4)\nBOTTOM")
+	f.Fuzz(func(t *testing.T, text string) {
+		p, err := dame.Parse(text)
+		if err != nil {
+			return
+		}
+		q, err := dame.Parse(p.String())
+		if err != nil {
+			t.Fatalf("printed program does not parse: %v\n%v", err, p)
+		}
+		if q.String() != p.String() || q.Size != p.Size {
+			t.Fatalf("round trip differs:\n%v\n%v", p, q)
+		}
+	})
 }

@@ -18,8 +18,8 @@ import (
 // merge into byte runs. A first pass looks for a few segments of runs of
 // constant length and stride (a row and a column of a matrix, say) without
 // allocating; if there are many, a second pass lists the runs.
-func leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
-	if n, d, ok := leafSegments(a, scale, off, size); ok {
+func (z *builder) leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
+	if n, d, ok := z.leafSegments(a, scale, off, size); ok {
 		return n, d
 	}
 	n := len(a.Displacements)
@@ -34,7 +34,7 @@ func leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
 			// gather kernel of constant-size elements beats variable runs
 			// by far. (Runs that differ in length take the general path:
 			// they are not all one length when fewer than a quarter merge.)
-			nd, d := constRuns(ds, bl*size)
+			nd, d := z.constRuns(ds, bl*size)
 			return withOr(nd, d, or)
 		}
 	}
@@ -44,10 +44,10 @@ func leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
 	k, or := scanRuns(ds, ls, a, scale, off, size)
 	ds, ls = ds[:k], ls[:k]
 	if constant(ls) {
-		nd, d := constRuns(slices.Clone(ds), ls[0])
+		nd, d := z.constRuns(slices.Clone(ds), ls[0])
 		return withOr(nd, d, or)
 	}
-	nd, d := byteRuns(ds, ls)
+	nd, d := z.byteRuns(ds, ls)
 	return withOr(nd, d, or)
 }
 
@@ -133,11 +133,11 @@ func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (int, uin
 // next is disp + count*stride, where the next run of the segment starts.
 type segment struct{ disp, L, stride, count, next int64 }
 
-func (s segment) node() *Node {
+func (s segment) node(z *builder) *Node {
 	if s.count == 1 {
-		return leaf(s.L)
+		return z.leaf(s.L)
 	}
-	v := (&Node{Op: Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: leaf(s.L)}).finish()
+	v := z.alloc(Node{Op: Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: z.leaf(s.L)}).finish()
 	v.Extent = (s.count-1)*s.stride + s.L
 	return v
 }
@@ -148,7 +148,7 @@ func (s segment) node() *Node {
 // A run of the open segment's length continues it if the segment has one
 // run (the stride is set by the second) or if it starts where the
 // segment's next run would; another run opens a segment.
-func leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) {
+func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) {
 	var buf [8]segment
 	segs := buf[:0] // the closed segments
 	limit := 4 + len(a.Displacements)/256
@@ -197,35 +197,35 @@ func leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) 
 	}
 	segs = append(segs, cur)
 	if len(segs) == 1 {
-		return segs[0].node(), segs[0].disp, true
+		return segs[0].node(z), segs[0].disp, true
 	}
 	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*Node, len(segs))
 	for i, s := range segs {
-		ds[i], bls1[i], kids[i] = s.disp, 1, s.node()
+		ds[i], bls1[i], kids[i] = s.disp, 1, s.node(z)
 	}
 	b := blockList{disps: ds, bls: bls1, kids: kids}
-	n, d := b.node()
+	n, d := b.node(z)
 	return n, d, true
 }
 
 // constRuns returns the node of runs of L bytes at ds[i].
-func constRuns(ds []int64, L int64) (*Node, int64) {
+func (z *builder) constRuns(ds []int64, L int64) (*Node, int64) {
 	if len(ds) == 1 {
-		return leaf(L), ds[0]
+		return z.leaf(L), ds[0]
 	}
 	if s, ok := constStride(ds); ok {
-		return (&Node{Op: Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: leaf(L)}).finish(), ds[0]
+		return z.alloc(Node{Op: Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: z.leaf(L)}).finish(), ds[0]
 	}
-	return (&Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: leaf(L)}).finish(), 0
+	return z.alloc(Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: z.leaf(L)}).finish(), 0
 }
 
 // byteRuns returns the node of contiguous runs of ls[i] > 0 bytes at
 // ds[i]. Runs of different lengths become an indexed node of their
 // greatest common divisor g; ls, owned by the caller, becomes its block
 // lengths.
-func byteRuns(ds, ls []int64) (*Node, int64) {
+func (z *builder) byteRuns(ds, ls []int64) (*Node, int64) {
 	if len(ds) == 1 {
-		return leaf(ls[0]), ds[0]
+		return z.leaf(ls[0]), ds[0]
 	}
 	l0 := ls[0]
 	or, mn, same := l0, l0, true
@@ -235,7 +235,7 @@ func byteRuns(ds, ls []int64) (*Node, int64) {
 		same = same && l == l0
 	}
 	if same {
-		return constRuns(ds, l0)
+		return z.constRuns(ds, l0)
 	}
 	// g divides every length, so the smallest; the power of two dividing
 	// every length is the lowest bit of their OR. When that is the
@@ -259,5 +259,5 @@ func byteRuns(ds, ls []int64) (*Node, int64) {
 			ls[i] = l / g
 		}
 	}
-	return (&Node{Op: Index, Blocklens: ls, Disps: ds, Child: leaf(g)}).finish(), 0
+	return z.alloc(Node{Op: Index, Blocklens: ls, Disps: ds, Child: z.leaf(g)}).finish(), 0
 }

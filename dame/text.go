@@ -2,8 +2,11 @@ package dame
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ddtlab/ddt/datatype"
 )
 
 // String returns the program in DAME text form, one primitive per line,
@@ -130,7 +133,9 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("dame: line %d: %s", e
 //	             BLOCKINDEX1 | BLOCKINDEXFINAL | INDEX | INDEXFINAL)(params) [CONTIGCHILD]
 //	Subprogram= RETURNTO(line) Type BOTTOM
 //
-// The sizes in the parameters are checked against the inner primitives.
+// The sizes in the parameters are checked against the inner primitives;
+// counts and block lengths must be positive, every packed size must fit in
+// an int64, and primitives nest at most MaxDepth deep.
 func Parse(text string) (*Program, error) {
 	ps := &parser{}
 	for i, l := range strings.Split(text, "\n") {
@@ -151,7 +156,7 @@ func Parse(text string) (*Program, error) {
 	}
 	p := &Program{Extent: args[0].n, Off: args[1].n, Align: 16}
 	if n, _, err := ps.peek(); err == nil && n != "BOTTOM" {
-		root, err := ps.node()
+		root, err := ps.node(1)
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +278,14 @@ func shape(args []arg, pattern string) bool {
 	return true
 }
 
-func (ps *parser) node() (*Node, error) {
+// MaxDepth is the deepest program Parse accepts: one primitive per level
+// of the deepest type tree package datatype builds.
+const MaxDepth = datatype.MaxDepth + 1
+
+func (ps *parser) node(depth int) (*Node, error) {
+	if depth > MaxDepth {
+		return nil, ps.errf("primitives nest deeper than %d", MaxDepth)
+	}
 	name, a, err := ps.next()
 	if err != nil {
 		return nil, err
@@ -340,7 +352,7 @@ func (ps *parser) node() (*Node, error) {
 			if rn != "RETURNTO" || !shape(ra, "s") || ra[0].n != int64(line) {
 				return nil, ps.errf("want RETURNTO(%d)", line)
 			}
-			ch, err := ps.node()
+			ch, err := ps.node(depth + 1)
 			if err != nil {
 				return nil, err
 			}
@@ -353,6 +365,9 @@ func (ps *parser) node() (*Node, error) {
 			}
 			n.Children = append(n.Children, ch)
 		}
+		if err := sizeFits(n); err != nil {
+			return nil, ps.errf("STRUCT: %v", err)
+		}
 		return n.finish(), nil
 	default:
 		return nil, ps.errf("unknown primitive %q", name)
@@ -360,7 +375,7 @@ func (ps *parser) node() (*Node, error) {
 	if nn, _, err := ps.peek(); err == nil && nn == "CONTIGCHILD" {
 		ps.pos++
 	}
-	ch, err := ps.node()
+	ch, err := ps.node(depth + 1)
 	if err != nil {
 		return nil, err
 	}
@@ -369,9 +384,61 @@ func (ps *parser) node() (*Node, error) {
 	}
 	ch.Extent = innerExt
 	n.Child = ch
+	if err := sizeFits(n); err != nil {
+		return nil, ps.errf("%s: %v", name, err)
+	}
 	n.finish()
 	if want := n.Name(); want != name && !(name == "VECTOR" && n.Op == Vector) && !(name == "BLOCKINDEX" && n.Op == BlockIndex) && !(name == "INDEX" && n.Op == Index) {
 		return nil, ps.errf("%s should be %s", name, want)
 	}
 	return n, nil
+}
+
+// sizeFits checks that the packed size of n, whose children are parsed,
+// fits in an int64 (finish computes it unchecked).
+func sizeFits(n *Node) error {
+	var s int64
+	ok := true
+	add := func(bl, size int64) {
+		p, ok1 := mulOK(bl, size)
+		s, ok = s+p, ok && ok1 && s <= math.MaxInt64-p
+	}
+	switch n.Op {
+	case Contig:
+		add(n.Count, n.Child.Size)
+	case Vector:
+		b, ok1 := mulOK(n.Count, n.Blocklen)
+		ok = ok1
+		add(b, n.Child.Size)
+	case BlockIndex:
+		b, ok1 := mulOK(int64(len(n.Disps)), n.Blocklen)
+		ok = ok1
+		add(b, n.Child.Size)
+	case Index:
+		for _, b := range n.Blocklens {
+			add(b, n.Child.Size)
+		}
+	case Struct:
+		for i, b := range n.Blocklens {
+			add(b, n.Children[i].Size)
+		}
+	}
+	if !ok {
+		return fmt.Errorf("packed size overflows int64")
+	}
+	return nil
+}
+
+// mulOK is a*b for a, b >= 0 and whether it fits in an int64.
+func mulOK(a, b int64) (int64, bool) {
+	if a < 0 || b < 0 {
+		return 0, false
+	}
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	if a > math.MaxInt64/b {
+		return 0, false
+	}
+	return a * b, true
 }

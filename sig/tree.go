@@ -146,7 +146,7 @@ func of(t *datatype.Type, memo *map[*datatype.Type]val) val {
 	var v val
 	switch {
 	case t.Combiner() == datatype.CombinerStruct:
-		if *memo == nil && len(a.Types) > 1 {
+		if *memo == nil && derivedKids(a.Types) > 1 {
 			*memo = map[*datatype.Type]val{}
 		}
 		acc := identity
@@ -178,6 +178,18 @@ func of(t *datatype.Type, memo *map[*datatype.Type]val) val {
 		(*memo)[t] = v
 	}
 	return v
+}
+
+// derivedKids counts the types that are not predefined: a struct of at
+// most one can share no subtree between its blocks.
+func derivedKids(ts []*datatype.Type) int {
+	n := 0
+	for _, t := range ts {
+		if t.Combiner() != datatype.CombinerNamed {
+			n++
+		}
+	}
+	return n
 }
 
 // OfCount is the signature of count instances of t: Of(t) repeated count

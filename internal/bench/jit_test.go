@@ -14,8 +14,8 @@ import (
 // generate and map the native code of every layout of the suite: the
 // median of 9 compiles without the code cache, with the bytes of code
 // and tables, or why the layout is not compiled (seed 003's DAME-X takes
-// 0.2-5 ms). It fails if compiling fails other than by declining the
-// program. Times are reported, not checked: the machine is shared.
+// 0.2-5 ms). It fails on a compile error; times are reported, not
+// asserted: the CI machines are shared and noisy.
 func TestJITCompileTimes(t *testing.T) {
 	if !jit.Available() {
 		t.Skip("no code generation here")
@@ -23,9 +23,6 @@ func TestJITCompileTimes(t *testing.T) {
 	ls, err := suite()
 	if err != nil {
 		t.Fatal(err)
-	}
-	if testing.Short() {
-		ls = ls[:3]
 	}
 	for _, l := range ls {
 		p := dame.Compile(l.typ())

@@ -16,17 +16,48 @@ func Irregular(p *Program, minBlocks, maxBlocks int) bool {
 		return false
 	}
 	var s listStats
-	if !s.add(p.Root, maxBlocks, nil) {
+	if !s.add(p.Root, maxBlocks) {
 		return false
 	}
 	return s.entries >= minBlocks && s.breaks*4 <= s.entries
 }
 
-type listStats struct{ entries, breaks int }
+type listStats struct {
+	entries, breaks int
+	seen            [16]*Node // Struct children counted, the first few
+	nseen           int
+	seenMap         map[*Node]bool
+}
+
+// visit reports whether c was visited before and marks it.
+func (s *listStats) visit(c *Node) bool {
+	if s.seenMap != nil {
+		if s.seenMap[c] {
+			return true
+		}
+		s.seenMap[c] = true
+		return false
+	}
+	for _, x := range s.seen[:s.nseen] {
+		if x == c {
+			return true
+		}
+	}
+	if s.nseen < len(s.seen) {
+		s.seen[s.nseen] = c
+		s.nseen++
+		return false
+	}
+	s.seenMap = map[*Node]bool{c: true}
+	for _, x := range s.seen {
+		s.seenMap[x] = true
+	}
+	return false
+}
 
 // add counts the lists of n's tree; it returns false once they pass max
-// blocks. seen holds the Struct children already counted.
-func (s *listStats) add(n *Node, max int, seen map[*Node]bool) bool {
+// blocks.
+func (s *listStats) add(n *Node, max int) bool {
 	for {
 		switch n.Op {
 		case ContigFinal:
@@ -51,14 +82,10 @@ func (s *listStats) add(n *Node, max int, seen map[*Node]bool) bool {
 			if i > 0 && c == n.Children[i-1] {
 				continue
 			}
-			if seen == nil {
-				seen = map[*Node]bool{}
-			}
-			if seen[c] {
+			if c.Op == ContigFinal || s.visit(c) {
 				continue
 			}
-			seen[c] = true
-			if !s.add(c, max, seen) {
+			if !s.add(c, max) {
 				return false
 			}
 		}

@@ -71,3 +71,17 @@ func b2i(b bool) int64 {
 	}
 	return 0
 }
+
+// TestAbs64MinInt64 checks that the fast path's magnitude test refuses
+// -2^63, whose negation does not fit (it let a displacement of -2^63 wrap
+// a block out of its type's bounds).
+func TestAbs64MinInt64(t *testing.T) {
+	if abs64(-1<<63) <= limit || abs64(-5) != 5 || abs64(7) != 7 {
+		t.Errorf("abs64(MinInt64) = %d", abs64(-1<<63))
+	}
+	i := Of(Int)
+	ty := &Type{combiner: CombinerHIndexed}
+	if ty.uniformBlocks([]int64{1, 1}, 0, []int64{0, -1 << 63}, 1, i) {
+		t.Error("the fast path accepted a displacement of -2^63")
+	}
+}

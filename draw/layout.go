@@ -216,7 +216,7 @@ func Layout(t *datatype.Type, opts Options) (*Picture, error) {
 	}
 	p.markers(t)
 
-	w := &walker{p: p, budget: opts.Budget, kinds: map[*datatype.Type]Kind{}, collect: true, exact: true}
+	w := &walker{p: p, budget: opts.Budget, kinds: map[*datatype.Type]Kind{}, costs: map[*datatype.Type]int64{}, collect: true, exact: true}
 	w.rep(t, 0, opts.Count, t.Extent(), 1)
 	if w.collect {
 		p.Runs = w.runs
@@ -538,6 +538,7 @@ type walker struct {
 	budget    int
 	packed    float64
 	kinds     map[*datatype.Type]Kind
+	costs     map[*datatype.Type]int64
 	runs      []Run
 	collect   bool // runs are still complete
 	exact     bool
@@ -548,14 +549,17 @@ type walker struct {
 // maxReps is the most repetitions visited one by one before sampling.
 const maxReps = 4096
 
-// samples is how many of n repetitions stride bytes apart to visit: all of
-// them, but at most maxReps, and when whole rows apart and many fall into
-// each row of cells, a few per row of cells (sampling translates by whole
-// rows keeps every column exact).
-func (w *walker) samples(n, stride int64) int64 {
+// samples is how many of n repetitions of t stride bytes apart to visit,
+// each standing for weight instances: all of them, but at most maxReps;
+// and when they are whole rows apart, many fall into each row of cells and
+// walking them all would be long (or an enclosing repetition is already
+// sampled), a few per row of cells. Sampling translates by whole rows
+// keeps every column exact; only the coverage of cells becomes approximate.
+func (w *walker) samples(t *datatype.Type, n, stride int64, weight float64) int64 {
 	p := w.p
 	s := min(n, maxReps)
-	if p.RowsPerCell > 1 && n > 1024 && stride != 0 && absI(stride)%p.RowBytes == 0 {
+	if p.RowsPerCell > 1 && n > 16 && stride != 0 && absI(stride)%p.RowBytes == 0 &&
+		(weight != 1 || satMul(n, w.cost(t)) > 1<<14) {
 		if rows := absI(stride) / p.RowBytes; rows < p.RowsPerCell {
 			cellRows := rows*(n-1)/p.RowsPerCell + 1
 			s = min(s, max(16, 4*cellRows))
@@ -563,6 +567,59 @@ func (w *walker) samples(n, stride int64) int64 {
 	}
 	return s
 }
+
+// cost is about the number of visits a full walk of t takes (saturating).
+func (w *walker) cost(t *datatype.Type) int64 {
+	if c, ok := w.costs[t]; ok {
+		return c
+	}
+	c := int64(1)
+	a := t.Args()
+	switch {
+	case t.Size() == 0 || t.IsPredefined():
+	case t.IsContiguous() && w.kind(t) >= 0:
+	case t.Lower() != nil:
+		c = satAdd(1, w.cost(t.Lower()))
+	default:
+		switch t.Combiner() {
+		case datatype.CombinerResized:
+			c = satAdd(1, w.cost(a.Types[0]))
+		case datatype.CombinerContiguous:
+			c = satAdd(1, satMul(a.Count, w.cost(a.Types[0])))
+		case datatype.CombinerVector, datatype.CombinerHVector:
+			c = satAdd(1, satMul(satMul(a.Count, a.Blocklength), w.cost(a.Types[0])))
+		case datatype.CombinerStruct:
+			for i, bl := range a.Blocklengths {
+				c = satAdd(c, satMul(bl, w.cost(a.Types[i])))
+			}
+		default: // the indexed family
+			oc := w.cost(a.Types[0])
+			for i := range a.Displacements {
+				bl := a.Blocklength
+				if a.Blocklengths != nil {
+					bl = a.Blocklengths[i]
+				}
+				c = satAdd(c, satMul(bl, oc))
+			}
+		}
+	}
+	w.costs[t] = c
+	return c
+}
+
+const satMax = int64(1) << 50
+
+func satMul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > satMax/b {
+		return satMax
+	}
+	return a * b
+}
+
+func satAdd(a, b int64) int64 { return min(a+b, satMax) }
 
 // kind is the single basic type of t's elements, or Mixed.
 func (w *walker) kind(t *datatype.Type) Kind {
@@ -616,7 +673,7 @@ func (w *walker) rep(t *datatype.Type, base, n, stride int64, weight float64) {
 		w.spread(a, b, float64(n)*weight*float64(t.Size()), w.kind(t))
 		return
 	}
-	if s := w.samples(n, stride); s < n {
+	if s := w.samples(t, n, stride, weight); s < n {
 		w.sampled = true
 		wt := weight * float64(n) / float64(s)
 		for j := int64(0); j < s; j++ {
@@ -689,7 +746,7 @@ func (w *walker) visit(t *datatype.Type, base int64, weight float64) {
 		if t.Combiner() == datatype.CombinerVector {
 			sb *= old.Extent()
 		}
-		if s := w.samples(a.Count, sb); a.Count > 1 && absI(sb) < p.CellBytes && p.CellBytes > 1 || s < a.Count {
+		if s := w.samples(old, a.Count, sb, weight); a.Count > 1 && absI(sb) < p.CellBytes && p.CellBytes > 1 || s < a.Count {
 			// Sample the blocks as instances of one block.
 			blk := a.Blocklength
 			if s < a.Count && absI(sb) >= p.CellBytes {

@@ -222,4 +222,59 @@ static int ddt_cancel_only(MPI_Request *r) { return MPI_Cancel(r); }
 static int ddt_ialltoall_ll(long long *send, long long *recv, int n, MPI_Comm c, MPI_Request *r) {
 	return MPI_Ialltoall(send, n, MPI_LONG_LONG, recv, n, MPI_LONG_LONG, c, r);
 }
+// ddt_result is what a completed request reports to Go.
+typedef struct {
+	int index, src, tag, err, cancelled;
+	long long bytes, elems;
+} ddt_result;
+
+// ddt_poll tests the n requests of reqs with MPI_Testsome, again and again
+// for up to spin seconds until one completes, and writes the results of
+// the completed ones to out (at most n), returning their number in *count.
+// etypes[i], if not MPI_DATATYPE_NULL, is the type whose elements request
+// i counts. Completed requests become MPI_REQUEST_NULL in reqs. Spinning
+// here, rather than in Go, keeps a waiting rank as quick to notice a
+// message as a C program calling MPI_Wait.
+static int ddt_poll(MPI_Request *reqs, MPI_Datatype *etypes, int n, double spin,
+		int *idx, MPI_Status *sts, ddt_result *out, int *count) {
+	int k = 0, rc;
+	double t0 = 0;
+	*count = 0;
+	for (long iter = 0;; iter++) {
+		rc = MPI_Testsome(n, reqs, &k, idx, sts);
+		if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
+		if (k == MPI_UNDEFINED) k = 0;
+		if (k > 0 || spin <= 0) break;
+		if (iter == 0) t0 = MPI_Wtime();
+		else if ((iter & 15) == 0 && MPI_Wtime() - t0 > spin) break;
+	}
+	for (int j = 0; j < k; j++) {
+		MPI_Status *st = &sts[j];
+		ddt_result *r = &out[j];
+		MPI_Count nb = 0, e = 0;
+		r->index = idx[j];
+		r->src = st->MPI_SOURCE;
+		r->tag = st->MPI_TAG;
+		r->err = rc == MPI_ERR_IN_STATUS ? st->MPI_ERROR : MPI_SUCCESS;
+		r->cancelled = 0;
+		MPI_Test_cancelled(st, &r->cancelled);
+		MPI_Get_elements_x(st, MPI_BYTE, &nb);
+		r->bytes = nb;
+		r->elems = 0;
+		MPI_Datatype t = etypes[idx[j]];
+		if (t != MPI_DATATYPE_NULL) {
+			MPI_Count size = 0;
+			MPI_Type_size_x(t, &size);
+			if (size > 0) MPI_Get_elements_x(st, t, &e); /* MPICH divides by the size */
+			r->elems = e == MPI_UNDEFINED ? -1 : e;
+		}
+	}
+	*count = k;
+	return MPI_SUCCESS;
+}
+
+static MPI_Datatype ddt_datatype_null(void) { return MPI_DATATYPE_NULL; }
+static MPI_Request ddt_request_null(void) { return MPI_REQUEST_NULL; }
+static size_t ddt_sizeof_request(void) { return sizeof(MPI_Request); }
+static size_t ddt_sizeof_status(void) { return sizeof(MPI_Status); }
 #endif

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -353,5 +354,62 @@ func TestRecvContext(t *testing.T) {
 				t.Fatalf("rank %d: %v", c.Rank(), err)
 			}
 		})
+	}
+}
+
+// TestLatency prints the round-trip times of small messages in C (blocking
+// MPI calls) and through this package in every mode, measured alternately
+// in one run (DDT_MPI_LATENCY=1, 2 ranks).
+func TestLatency(t *testing.T) {
+	if os.Getenv("DDT_MPI_LATENCY") == "" || testComm.Size() != 2 {
+		t.Skip("set DDT_MPI_LATENCY=1 and run with 2 ranks")
+	}
+	bt, _ := ddt.Commit(datatype.Of(datatype.Byte))
+	const iters, rounds = 200, 41
+	for _, n := range []int{8, 80, 800, 8000} {
+		buf := comm.Buffer{Data: make([]byte, n), Count: int64(n), Type: bt}
+		res := map[string][]float64{}
+		for range rounds {
+			d, err := testComm.CPingPong(n, iters)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res["C"] = append(res["C"], float64(d.Nanoseconds())/1e3)
+			for _, m := range []Mode{Raw, Packed, Native} {
+				c := testComm.WithMode(m)
+				if err := testComm.Barrier(); err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				for range iters {
+					var err error
+					if c.Rank() == 0 {
+						if err = c.Send(buf, 1, 0); err == nil {
+							_, err = c.Recv(buf, 1, 0)
+						}
+					} else if _, err = c.Recv(buf, 0, 0); err == nil {
+						err = c.Send(buf, 0, 0)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				res[m.String()] = append(res[m.String()], float64(time.Since(start).Nanoseconds())/1e3/iters)
+			}
+		}
+		if testComm.Rank() == 0 {
+			med := func(x []float64) (float64, float64) {
+				slices.Sort(x)
+				return x[0], x[len(x)/2]
+			}
+			cmin, cmed := med(res["C"])
+			_ = cmed
+			line := fmt.Sprintf("%s %5d B: C %.2f/%.2f µs", Library, n, cmin, cmed)
+			for _, m := range []string{"raw", "packed", "native"} {
+				mn, md := med(res[m])
+				line += fmt.Sprintf(" | %s %.2f/%.2f µs (%.1fx)", m, mn, md, mn/cmin)
+			}
+			t.Log(line + "  [min/median of 41 alternating rounds of 200 round trips; ratios of the minima to C]")
+		}
 	}
 }

@@ -91,6 +91,8 @@ type world struct {
 	tagUB                      int
 	seq                        []int // next data tag per destination
 	hdrs                       [hdrRing]*pending
+	hdrDone                    [hdrRing]*result // header receives completed, not yet taken in
+	pb                         pollBufs
 	hbuf                       unsafe.Pointer // hdrRing receive buffers of hdrSize+MaxInline bytes
 	head                       int            // the oldest posted header receive
 	q                          match.Queue[*incoming, *recvOp]
@@ -131,7 +133,8 @@ type pending struct {
 	req     *C.MPI_Request  // its own allocation: cgo may not see the Go pointers of pending
 	etype   *C.MPI_Datatype // count elements of this type on completion
 	done    func(result)
-	rawRecv bool // a Raw receive, cancelled at Finalize
+	rawRecv bool   // a Raw receive, cancelled at Finalize
+	res     result // what it completed with
 }
 
 var (
@@ -307,8 +310,11 @@ func (c *Comm) FinalizeContext(ctx context.Context) error {
 		keep(&comm.StuckError{Cause: comm.ErrUnreceived, Pending: pending})
 	}
 	for i := range w.hdrs {
-		keep(check("MPI_Cancel", C.ddt_cancel(w.hdrs[(w.head+i)%hdrRing].req)))
+		if w.hdrDone[i] == nil {
+			keep(check("MPI_Cancel", C.ddt_cancel(w.hdrs[i].req)))
+		}
 	}
+	w.pb.free()
 	w.types.free()
 	for _, cm := range []C.MPI_Comm{w.hcomm, w.dcomm, w.rcomm, w.ccomm} {
 		keep(check("MPI_Comm_free", C.MPI_Comm_free(&cm)))
@@ -461,24 +467,105 @@ func tagName(t int) string {
 // poll makes progress on everything in flight; requests' Wait calls it.
 func (w *world) poll() {
 	w.mu.Lock()
+	busy := false
 	if !w.closed {
-		w.progress()
+		busy = w.progressSpin(spinTime)
 	}
 	w.mu.Unlock()
-	runtime.Gosched()
+	if !busy {
+		runtime.Gosched()
+	}
 }
 
 func (w *world) newRequest() *comm.Request { return comm.NewPolledRequest(w.poll) }
 
+// pollBufs are the C arrays ddt_poll works on, grown as needed.
+type pollBufs struct {
+	n      int
+	reqs   unsafe.Pointer // n MPI_Request
+	etypes unsafe.Pointer // n MPI_Datatype
+	idx    unsafe.Pointer // n int
+	sts    unsafe.Pointer // n MPI_Status
+	out    unsafe.Pointer // n ddt_result
+}
+
+func (b *pollBufs) ensure(n int) {
+	if n <= b.n {
+		return
+	}
+	b.free()
+	n = max(n, 2*b.n, 16)
+	b.n = n
+	var t C.MPI_Datatype
+	b.reqs = C.malloc(C.size_t(n) * C.ddt_sizeof_request())
+	b.etypes = C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(t)))
+	b.idx = C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.int(0))))
+	b.sts = C.malloc(C.size_t(n) * C.ddt_sizeof_status())
+	b.out = C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.ddt_result{})))
+}
+
+func (b *pollBufs) free() {
+	for _, p := range []unsafe.Pointer{b.reqs, b.etypes, b.idx, b.sts, b.out} {
+		C.free(p)
+	}
+	*b = pollBufs{}
+}
+
 // progress takes in the headers that arrived, in order, and completes the
 // MPI requests that are done. w.mu is held.
-func (w *world) progress() {
-	for {
-		h := w.hdrs[w.head]
-		r, ok := test(h)
-		if !ok {
-			break
+func (w *world) progress() { w.progressSpin(0) }
+
+// spinTime is how long a Wait spins inside MPI before it lets other
+// goroutines run.
+const spinTime = 10e-6
+
+// progressSpin is progress that, if nothing has completed, keeps testing
+// for up to spin seconds. It reports whether anything completed. w.mu is
+// held.
+func (w *world) progressSpin(spin float64) bool {
+	n := hdrRing + len(w.pending)
+	b := &w.pb
+	b.ensure(n)
+	reqs := unsafe.Slice((*C.MPI_Request)(b.reqs), n)
+	etypes := unsafe.Slice((*C.MPI_Datatype)(b.etypes), n)
+	null, tnull := C.ddt_request_null(), C.ddt_datatype_null()
+	for i, h := range w.hdrs {
+		reqs[i], etypes[i] = *h.req, tnull
+		if w.hdrDone[i] != nil {
+			reqs[i] = null
 		}
+	}
+	pend := w.pending
+	for i, p := range pend {
+		reqs[hdrRing+i], etypes[hdrRing+i] = *p.req, tnull
+		if p.etype != nil {
+			etypes[hdrRing+i] = *p.etype
+		}
+	}
+	var count C.int
+	rc := C.ddt_poll(&reqs[0], &etypes[0], C.int(n), C.double(spin), (*C.int)(b.idx), (*C.MPI_Status)(b.sts), (*C.ddt_result)(b.out), &count)
+	if rc != 0 || count == 0 {
+		return false
+	}
+	out := unsafe.Slice((*C.ddt_result)(b.out), int(count))
+	var done []*pending
+	for _, o := range out {
+		r := result{src: int(o.src), tag: int(o.tag), bytes: int64(o.bytes), elements: int64(o.elems), code: int(o.err), cancelled: o.cancelled != 0}
+		i := int(o.index)
+		if i < hdrRing {
+			*w.hdrs[i].req = null
+			w.hdrDone[i] = &r
+			continue
+		}
+		p := pend[i-hdrRing]
+		*p.req = null
+		p.res = r
+		done = append(done, p)
+	}
+	// take in the headers in order: slot head holds the oldest
+	for w.hdrDone[w.head] != nil {
+		r := *w.hdrDone[w.head]
+		w.hdrDone[w.head] = nil
 		in := w.parseHeader(w.hdrBuf(w.head), r)
 		if r.code == 0 && r.src >= 0 && r.src < w.size {
 			w.hrecv[r.src]++
@@ -498,31 +585,23 @@ func (w *world) progress() {
 			w.arrive(in)
 		}
 	}
-	for i := 0; i < len(w.pending); {
-		p := w.pending[i]
-		r, ok := test(p)
-		if !ok {
-			i++
-			continue
+	if len(done) > 0 {
+		// drop the completed requests, then run what they complete (which
+		// may start more)
+		k := 0
+		for _, p := range w.pending {
+			if *p.req != null {
+				w.pending[k] = p
+				k++
+			}
 		}
-		w.pending = append(w.pending[:i], w.pending[i+1:]...)
-		p.done(r)
+		clear(w.pending[k:])
+		w.pending = w.pending[:k]
+		for _, p := range done {
+			p.done(p.res)
+		}
 	}
-}
-
-// test tests p's request.
-func test(p *pending) (result, bool) {
-	var done, src, tag, code, cancelled C.int
-	var bytes, elems C.longlong
-	if p.etype != nil {
-		C.ddt_test_elements(p.req, *p.etype, &done, &src, &tag, &bytes, &elems, &code, &cancelled)
-	} else {
-		C.ddt_test(p.req, &done, &src, &tag, &bytes, &code, &cancelled)
-	}
-	if done == 0 {
-		return result{}, false
-	}
-	return result{src: int(src), tag: int(tag), bytes: int64(bytes), elements: int64(elems), code: int(code), cancelled: cancelled != 0}, true
+	return true
 }
 
 // start records p as in flight.

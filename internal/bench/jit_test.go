@@ -13,8 +13,9 @@ import (
 // TestJITCompileTimes reports (go test -v -run JITCompile) the time to
 // generate and map the native code of every layout of the suite: the
 // median of 9 compiles without the code cache, with the bytes of code
-// and tables, or why the layout is not compiled. It fails if a layout
-// takes more than 5 ms (seed 003's DAME-X takes 0.2-5 ms).
+// and tables, or why the layout is not compiled (seed 003's DAME-X takes
+// 0.2-5 ms). It fails on a compile error; times are reported, not
+// asserted: the CI machines are shared and noisy.
 func TestJITCompileTimes(t *testing.T) {
 	if !jit.Available() {
 		t.Skip("no code generation here")
@@ -44,8 +45,5 @@ func TestJITCompileTimes(t *testing.T) {
 		slices.Sort(ds)
 		med := ds[len(ds)/2]
 		t.Logf("%-50s %s  %8.1f µs  %7d bytes", l.name, l.size, float64(med.Nanoseconds())/1e3, n)
-		if med > 5*time.Millisecond {
-			t.Errorf("%s %s: compile took %v", l.name, l.size, med)
-		}
 	}
 }

@@ -288,5 +288,3 @@ func isNil[C any](x C) bool {
 	}
 	return fmt.Sprint(x) == "<nil>"
 }
-
-

@@ -59,7 +59,7 @@ func TestParseReaderStopsEarly(t *testing.T) {
 func TestParseReaderLimit(t *testing.T) {
 	r := &countingReader{r: &endless{s: "   # comment\n"}}
 	_, err := ParseReader("big", r)
-	if err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+	if err == nil || !strings.Contains(err.Error(), "larger than 8 MiB") {
 		t.Fatalf("endless comments: %v", err)
 	}
 	if r.n > MaxSourceSize+1<<17 {

@@ -53,13 +53,14 @@ func (f *File) Lookup(name string) *datatype.Type {
 	return nil
 }
 
-// MaxSourceSize is the largest .ddt source the parser reads: 16 MiB, room
-// for lists of a few million displacements. The limit is checked while
+// MaxSourceSize is the largest .ddt source the parser reads: 8 MiB, room
+// for lists of about a million displacements. The limit is checked while
 // reading, so a larger or endless input (a device, a pipe) is refused after
 // MaxSourceSize bytes without holding them. It also bounds the memory of a
-// parse: the densest source ("1,1,1,...") makes 8 Mi list entries, which
-// take about 300 MB to parse and build.
-const MaxSourceSize = 16 << 20
+// parse: the densest source ("1,1,1,...") makes 4 Mi list entries, which
+// parse and build in about 100 MB, so that ddt works within 1 GiB of
+// address space (ulimit -v), of which the Go runtime reserves 750 MiB.
+const MaxSourceSize = 8 << 20
 
 // MaxCalls is the most constructor calls one source may make. Each builds a
 // type that the file keeps, so the limit bounds the memory of a parse (a
@@ -432,6 +433,39 @@ var sameLength = map[string][]string{
 	"darray":   {"gsizes", "distribs", "dargs", "psizes"},
 }
 
+// chunked accumulates a list in fixed-size pieces, so that reading a long
+// list allocates its length once more at the end instead of the garbage of
+// repeated doubling.
+type chunked[T any] struct {
+	full [][]T
+	last []T
+	n    int
+}
+
+const chunkLen = 1 << 14
+
+func (c *chunked[T]) add(v T) {
+	if len(c.last) == chunkLen {
+		c.full = append(c.full, c.last)
+		c.last = nil
+	}
+	if c.last == nil {
+		c.last = make([]T, 0, min(chunkLen, max(8, 2*c.n)))
+	}
+	c.last = append(c.last, v)
+	c.n++
+}
+
+// slice returns the elements in one slice of exactly their number
+// (non-nil even when empty).
+func (c *chunked[T]) slice() []T {
+	s := make([]T, 0, c.n)
+	for _, f := range c.full {
+		s = append(s, f...)
+	}
+	return append(s, c.last...)
+}
+
 // argVal is an evaluated argument.
 type argVal struct {
 	pos      Pos
@@ -494,26 +528,28 @@ func (p *parser) arg(ctor string, pr param) (*argVal, error) {
 		}
 		a.i = p.next().val
 	case kInts:
-		a.ints = []int64{}
+		var ints chunked[int64]
 		err = list("a list of integers", func() error {
 			if p.peek().kind != tInt {
 				return wrongElem("integers")
 			}
-			a.ints = append(a.ints, p.next().val)
+			ints.add(p.next().val)
 			return nil
 		})
+		a.ints = ints.slice()
 	case kType:
 		a.t, err = p.typeExpr(wrong("a type"))
 	case kTypes:
-		a.ts = []*datatype.Type{}
+		var ts chunked[*datatype.Type]
 		err = list("a list of types", func() error {
 			if !p.isTypeValue() {
 				return wrongElem("types")
 			}
 			t, err := p.typeExpr(nil)
-			a.ts = append(a.ts, t)
+			ts.add(t)
 			return err
 		})
+		a.ts = ts.slice()
 	case kOrder:
 		t := p.peek()
 		if t.kind != tName || p.peek2().kind == tLParen {

@@ -51,6 +51,7 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func main() {
+	setMemoryLimit()
 	os.Exit(run(&env{os.Stdin, os.Stdout, os.Stderr}, os.Args[1:]))
 }
 

@@ -188,11 +188,20 @@ func (p *packFlags) setup(e *env, name string, args []string) (*job, error) {
 	return j, nil
 }
 
+// windowLimit is the largest image window ddt reads: maxWindow, or half
+// the memory ddt may use when that is limited.
+func windowLimit() int64 {
+	if memBudget > 0 {
+		return min(maxWindow, memBudget/2)
+	}
+	return maxWindow
+}
+
 // window allocates the window of the image the message touches.
 func (j *job) window() ([]byte, error) {
-	if n := j.last - j.first; n > maxWindow {
-		return nil, fmt.Errorf("--count %d spans %d bytes of %s, more than the %d (1 GiB) ddt holds in memory",
-			j.count.v, n, j.imgName, int64(maxWindow))
+	if n := j.last - j.first; n > windowLimit() {
+		return nil, fmt.Errorf("--count %d spans %d bytes of %s, more than the %d ddt holds in memory (1 GiB, at most half the memory limit)",
+			j.count.v, n, j.imgName, windowLimit())
 	}
 	return make([]byte, j.last-j.first), nil
 }
@@ -223,7 +232,15 @@ func (j *job) piece() int64 {
 	return maxPiece
 }
 
-func (j *job) streamed() bool { return j.chunk > 0 || j.size > maxWhole }
+// streamed reports whether the message moves in pieces: with --chunk, and
+// when it is larger than maxWhole or a quarter of the memory limit.
+func (j *job) streamed() bool {
+	whole := int64(maxWhole)
+	if memBudget > 0 {
+		whole = min(whole, memBudget/4)
+	}
+	return j.chunk > 0 || j.size > whole
+}
 
 func runPack(e *env, args []string) error {
 	var p packFlags
@@ -357,9 +374,9 @@ func runUnpack(e *env, args []string) error {
 	var img *os.File
 	var win, prefix []byte
 	if j.out == "-" {
-		if j.last > maxWindow {
-			return fmt.Errorf("--count %d --origin %d reaches byte %d of IMAGE (stdin), more than the %d (1 GiB) ddt holds in memory",
-				j.count.v, j.origin, j.last, int64(maxWindow))
+		if j.last > windowLimit() {
+			return fmt.Errorf("--count %d --origin %d reaches byte %d of IMAGE (stdin), more than the %d ddt holds in memory (1 GiB, at most half the memory limit)",
+				j.count.v, j.origin, j.last, windowLimit())
 		}
 		all := make([]byte, j.last)
 		if n, err := io.ReadFull(e.stdin, all); err != nil {

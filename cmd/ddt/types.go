@@ -23,6 +23,9 @@ func loadType(e *env, path string) (*datatype.Type, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > lang.MaxSourceSize {
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d MiB the .ddt reader accepts", path, st.Size(), lang.MaxSourceSize>>20)
+	}
 	return lang.ParseReader(path, f)
 }
 

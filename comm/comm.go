@@ -120,7 +120,7 @@ func SignatureOf(t *ddt.Committed, count int64) (Signature, error) {
 // longer, ErrType if its signature is not the prefix of t's of the same
 // length.
 func (s Signature) Check(t *ddt.Committed, count int64) error {
-	err := sig.Match(s.Sig, t.Type(), count)
+	err := t.MatchSignature(s.Sig, count) // the signature tree t carries since commit
 	if err == nil {
 		return nil
 	}

@@ -45,7 +45,7 @@ type Communicator interface {
 	SendContext(ctx context.Context, buf Buffer, dest, tag int) error
 	RecvContext(ctx context.Context, buf Buffer, source, tag int) (Status, error)
 	ProbeContext(ctx context.Context, source, tag int) (Status, error)
-	Alltoall(send, recv Buffer, tag int) error
+	Collectives
 }
 
 var _ Communicator = (*Comm)(nil)

@@ -573,34 +573,41 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 
 // sameMembers reports whether all member types of a struct are the same
 // type as MPICH 4 (with yaksa) sees it; MPICH then builds the struct as an
-// hindexed type and does not pad its extent. The same type means: after
-// looking through dup, contiguous(1, ·) and resized types that keep their
-// old type's lb and extent, the same derived type, or basic types of one
-// class (integers of one size regardless of signedness; every other basic
-// type is its own class). Zero-length members count too.
+// hindexed type and does not pad its extent. The same type means the same
+// yaksa type object after yaksa's shortcuts (see yaksaKey), or basic types
+// of one class (integers of one size regardless of signedness; every other
+// basic type is its own class). Zero-length members count too.
 func sameMembers(types []*Type) bool {
+	k := yaksaKey(types[0])
 	for _, t := range types[1:] {
-		if yaksaKey(t) != yaksaKey(types[0]) {
+		if yaksaKey(t) != k {
 			return false
 		}
 	}
 	return true
 }
 
+// yaksaKey identifies the yaksa type object MPICH 4 builds for t. yaksa
+// returns its input type itself, not a new object, for: dup; contiguous
+// of count 1; resized to the input's own lb and extent; hvector of count 1
+// and blocklength 1 (count 1 becomes contiguous(blocklength)); an
+// hindexed_block of one block of 1 at displacement 0 (it becomes an
+// hvector of count 1); an hindexed whose blocklengths are all equal (it
+// becomes an hindexed_block), and a struct whose members are all the same
+// object (it becomes an hindexed). Subarray and darray are built by MPICH
+// from those constructors (their lower form here). Checked with MPICH
+// 4.0.2: struct([1, 1], [0, 5], [float, X]) has extent 9, not 12, for X
+// each of vector(1, 1, s, float), hvector(1, 1, s, float),
+// hindexed_block(1, [0], float), indexed([1], [0], float),
+// struct([1], [0], [float]), contiguous(1, vector(1, 1, s, float)) and a
+// one-element subarray of float.
 func yaksaKey(t *Type) any {
 	for {
-		switch {
-		case t.combiner == CombinerDup:
-			t = t.types[0]
-			continue
-		case t.combiner == CombinerContiguous && t.count == 1:
-			t = t.types[0]
-			continue
-		case t.combiner == CombinerResized && t.lbArg == t.types[0].lb && t.extentArg == t.types[0].Extent():
-			t = t.types[0]
-			continue
+		next := yaksaSame(t)
+		if next == nil {
+			break
 		}
-		break
+		t = next
 	}
 	if !t.isBasic {
 		return t
@@ -611,6 +618,47 @@ func yaksaKey(t *Type) any {
 		return t.basic.Size() // integers of one size
 	}
 	return t.basic
+}
+
+// yaksaSame returns the type whose yaksa object yaksa reuses for t (see
+// yaksaKey), or nil if yaksa makes a new object for t.
+func yaksaSame(t *Type) *Type {
+	if t.isBasic {
+		return nil
+	}
+	// one block of one old type at displacement 0
+	single := func(count, bl, disp int64) bool { return count == 1 && bl == 1 && disp == 0 }
+	switch t.combiner {
+	case CombinerDup:
+		return t.types[0]
+	case CombinerContiguous:
+		if t.count == 1 {
+			return t.types[0]
+		}
+	case CombinerResized:
+		if old := t.types[0]; t.lbArg == old.lb && t.extentArg == old.Extent() {
+			return old
+		}
+	case CombinerVector, CombinerHVector:
+		if t.count == 1 && t.blocklength == 1 {
+			return t.types[0]
+		}
+	case CombinerIndexedBlock, CombinerHIndexedBlock:
+		if len(t.displs) == 1 && single(1, t.blocklength, t.displs[0]) {
+			return t.types[0]
+		}
+	case CombinerIndexed, CombinerHIndexed:
+		if len(t.displs) == 1 && single(1, t.blocklengths[0], t.displs[0]) {
+			return t.types[0]
+		}
+	case CombinerStruct:
+		if len(t.displs) == 1 && single(1, t.blocklengths[0], t.displs[0]) {
+			return t.types[0]
+		}
+	case CombinerSubarray, CombinerDarray:
+		return t.lower
+	}
+	return nil
 }
 
 // Resized is MPI_Type_create_resized: old with lower bound lb and extent

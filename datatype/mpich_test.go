@@ -23,6 +23,8 @@ func TestMPICHEdgeCases(t *testing.T) {
 	rs12 := m(Resized(st, 0, 12))
 	zero := m(Contiguous(0, i))
 	hvec := m(HVector(2, 1, 6, i))
+	f := Of(Float)
+	yk := func(x *Type) *Type { return m(Struct([]int64{1, 1}, []int64{0, 5}, []*Type{f, x})) }
 	cases := []struct {
 		name                    string
 		ty                      *Type
@@ -63,6 +65,23 @@ func TestMPICHEdgeCases(t *testing.T) {
 		{"struct(hvec,dup(hvec))", m(Struct([]int64{1, 1}, []int64{0, 20}, []*Type{hvec, m(Dup(hvec))})), 16, 0, 30, 0, 30},
 		{"struct(hvec,resized(hvec,0,12))", m(Struct([]int64{1, 1}, []int64{0, 20}, []*Type{hvec, m(Resized(hvec, 0, 12))})), 16, 0, 32, 0, 30},
 		{"struct(hvec,0 x char)", m(Struct([]int64{1, 0}, []int64{0, 6}, []*Type{hvec, ch})), 8, 0, 12, 0, 10},
+		// members that yaksa reduces to the same type object: not padded
+		// (MPICH 4.0.2: struct([1, 1], [0, 5], [float, X]) has extent 9)
+		{"struct(float,vector(1,1,-3,float))", yk(m(Vector(1, 1, -3, f))), 8, 0, 9, 0, 9},
+		{"struct(float,hvector(1,1,100,float))", yk(m(HVector(1, 1, 100, f))), 8, 0, 9, 0, 9},
+		{"struct(float,hindexed_block(1,[0],float))", yk(m(HIndexedBlock(1, []int64{0}, f))), 8, 0, 9, 0, 9},
+		{"struct(float,indexed_block(1,[0],float))", yk(m(IndexedBlock(1, []int64{0}, f))), 8, 0, 9, 0, 9},
+		{"struct(float,indexed([1],[0],float))", yk(m(Indexed([]int64{1}, []int64{0}, f))), 8, 0, 9, 0, 9},
+		{"struct(float,struct([1],[0],[float]))", yk(m(Struct([]int64{1}, []int64{0}, []*Type{f}))), 8, 0, 9, 0, 9},
+		{"struct(float,contig(1,vector(1,1,-3,float)))", yk(m(Contiguous(1, m(Vector(1, 1, -3, f))))), 8, 0, 9, 0, 9},
+		{"struct(float,subarray([1],[1],[0],float))", yk(m(Subarray([]int64{1}, []int64{1}, []int64{0}, OrderC, f))), 8, 0, 9, 0, 9},
+		{"struct(float,hvector(1,1,7,struct([1],[0],[float])))", yk(m(HVector(1, 1, 7, m(Struct([]int64{1}, []int64{0}, []*Type{f}))))), 8, 0, 9, 0, 9},
+		// ... and members yaksa makes new objects for: padded
+		{"struct(float,hindexed_block(1,[4],float))", yk(m(HIndexedBlock(1, []int64{4}, f))), 8, 0, 16, 0, 13},
+		{"struct(float,hindexed_block(2,[0],float))", yk(m(HIndexedBlock(2, []int64{0}, f))), 12, 0, 16, 0, 13},
+		{"struct(float,vector(2,1,1,float))", yk(m(Vector(2, 1, 1, f))), 12, 0, 16, 0, 13},
+		{"struct(float,indexed([1,1],[0,1],float))", yk(m(Indexed([]int64{1, 1}, []int64{0, 1}, f))), 12, 0, 16, 0, 13},
+		{"struct(3 float,3 vector(1,1,-3,float),3 float)", m(Struct([]int64{3, 3, 3}, []int64{60, 63, -6}, []*Type{f, m(Vector(1, 1, -3, f)), f})), 36, -6, 81, -6, 81},
 		// a struct without data is the zero-length type
 		{"struct(empty members)", m(Struct([]int64{1, 1}, []int64{0, 8}, []*Type{zero, m(Resized(zero, 0, 8))})), 0, 0, 0, 0, 0},
 		// zero-length blocks of indexed_block keep an empty span

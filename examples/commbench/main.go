@@ -12,7 +12,9 @@
 //     signature header, checked receive);
 //   - manual: the layout's hand-written Go loops (the C original's
 //     manual_loop), contiguous bytes in between;
-//   - bytes: the packed bytes only, no packing: the transport's floor.
+//   - bytes: the packed bytes only, no packing, through comm/mpi (Raw);
+//   - c-bytes: the same bytes by a plain C loop of MPI_Send/MPI_Recv in
+//     this process: what comm/mpi adds over MPI is bytes − c-bytes.
 //
 // Rank 0 packs and sends the layout's send operation, rank 1 receives into
 // its recv operation's layout and answers the same way back. It prints
@@ -101,9 +103,9 @@ func layouts(configs []string, filter string) ([]pair, error) {
 }
 
 // iters is the number of round trips of one batch: about budget bytes,
-// between 5 and 2000.
+// between 5 and 500.
 func iters(packed, budget int64) int {
-	return int(min(max(budget/max(packed, 1), 5), 2000))
+	return int(min(max(budget/max(packed, 1), 5), 500))
 }
 
 // side is one rank's end of a layout: its arena and operation.
@@ -179,7 +181,7 @@ func run(c *mpi.Comm, pairs []pair, budget int64) error {
 				func() error { _, err := raw.Recv(bytesBuf, peer, 4); return err },
 			},
 		}
-		methods := []string{"mpi-datatype", "ddt-pack", "comm-packed", "manual", "bytes"}
+		methods := []string{"mpi-datatype", "ddt-pack", "comm-packed", "manual", "bytes", "c-bytes"}
 		sp, su := p.send.Manual()
 		rp, ru := p.recv.Manual()
 		if sp != nil && su != nil && rp != nil && ru != nil { // both ranks agree
@@ -197,11 +199,14 @@ func run(c *mpi.Comm, pairs []pair, budget int64) error {
 		n := iters(op.Packed, budget)
 		var active []string
 		for _, m := range methods {
-			if _, ok := legs[m]; ok {
+			if _, ok := legs[m]; ok || m == "c-bytes" {
 				active = append(active, m)
 			}
 		}
 		batch := func(m string, k int) (time.Duration, error) {
+			if m == "c-bytes" {
+				return cBytes(op.Packed, k, me), nil
+			}
 			l := legs[m]
 			start := time.Now()
 			for range k {

@@ -80,8 +80,8 @@ func cell(v float64, ok bool) string {
 func (d *data) table(w io.Writer) {
 	for _, lib := range d.libs {
 		fmt.Fprintf(w, "### %s\n\nµs per round trip (median of 5 interleaved batches); speedup = mpi-datatype / ddt-pack.\n\n", lib)
-		fmt.Fprintln(w, "| layout | size | bytes | mpi-datatype | ddt-pack | comm-packed | manual | bytes (Go) | C mpi-datatype | C MPI_Pack | C bytes | speedup |")
-		fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| layout | size | bytes | mpi-datatype | ddt-pack | comm-packed | manual | bytes | c-bytes | C: mpi-datatype | C: MPI_Pack | C: bytes | speedup |")
+		fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, s := range d.sizes {
 			for _, l := range d.layouts {
 				n, ok := d.bytes[[2]string{l, s}]
@@ -90,7 +90,7 @@ func (d *data) table(w io.Writer) {
 				}
 				get := func(lib, m string) (float64, bool) { v, ok := d.us[key{lib, l, s, m}]; return v, ok }
 				row := []string{l, s, strconv.FormatInt(n, 10)}
-				for _, m := range []string{"mpi-datatype", "ddt-pack", "comm-packed", "manual", "bytes"} {
+				for _, m := range []string{"mpi-datatype", "ddt-pack", "comm-packed", "manual", "bytes", "c-bytes"} {
 					row = append(row, cell(get(lib, m)))
 				}
 				for _, m := range []string{"mpi-datatype", "mpi-pack", "bytes"} {

@@ -15,7 +15,7 @@ func TestTableAndSVG(t *testing.T) {
 	}
 	var tab bytes.Buffer
 	d.table(&tab)
-	want := "| WRF_x_vec | small | 1152 | 40.0 | 10.0 | – | – | 8.0 | – | – | 2.5 | 4.0 |"
+	want := "| WRF_x_vec | small | 1152 | 40.0 | 10.0 | – | – | 8.0 | – | – | – | 2.5 | 4.0 |"
 	if !strings.Contains(tab.String(), want) {
 		t.Errorf("table lacks %q:\n%s", want, tab.String())
 	}

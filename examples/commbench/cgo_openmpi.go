@@ -1,0 +1,6 @@
+//go:build mpi && !mpich
+
+package main
+
+// #cgo pkg-config: ompi-c
+import "C"

@@ -2,21 +2,23 @@
 
 #include "textflag.h"
 
-// func call(fn uintptr, a *args)
+// func call(fn uintptr, base unsafe.Pointer, off int, pk unsafe.Pointer, n, b0 int)
 //
 // The one entry into generated code: loads the arguments into the
 // registers the generated functions expect (RDI memory address of the
-// first unit, RSI packed address, RCX unit count) and calls fn. The
+// first unit, RSI packed address, RCX unit count, R8 first block of a
+// listed block entry) and calls fn. The arguments are separate words, not
+// a struct: copying a struct built just before stalls on store
+// forwarding (a quarter of a 2 KB call). The
 // generated code is a leaf that uses no stack, so the return address is
 // all this frame adds; it may clobber every register but SP and BP (Go's
 // ABI0 wrapper restores the registers ABIInternal reserves).
-TEXT ·call(SB), NOSPLIT, $16-16
-	MOVQ a+8(FP), AX
-	MOVQ 0(AX), DI
-	ADDQ 8(AX), DI
-	MOVQ 16(AX), SI
-	MOVQ 24(AX), CX
-	MOVQ 32(AX), R8
+TEXT ·call(SB), NOSPLIT, $16-48
+	MOVQ base+8(FP), DI
+	ADDQ off+16(FP), DI
+	MOVQ pk+24(FP), SI
+	MOVQ n+32(FP), CX
+	MOVQ b0+40(FP), R8
 	MOVQ fn+0(FP), AX
 	CALL AX
 	RET

@@ -40,6 +40,7 @@ func Eligible(p *dame.Program) bool {
 type Engine struct {
 	p    *dame.Program
 	fb   engine.Engine
+	fbf  Fallback // fb, converted once (not on every call)
 	vec  int
 	code atomic.Pointer[Code]
 	// state: 0 counting uses, 1 compiled (or compiling), 2 never
@@ -72,7 +73,7 @@ const (
 
 // New returns the engine of p with fallback fb.
 func New(p *dame.Program, fb engine.Engine, opts Options) *Engine {
-	e := &Engine{p: p, fb: fb, vec: defaultVec}
+	e := &Engine{p: p, fb: fb, fbf: fb, vec: defaultVec}
 	if opts.Vec == 16 || opts.Vec == 32 || opts.Vec == 64 {
 		e.vec = min(e.vec, opts.Vec)
 	}
@@ -148,7 +149,7 @@ func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
 			return
 		}
 	}
-	c.run(true, e.fb, dst, src, origin, count, from)
+	c.run(true, e.fbf, dst, src, origin, count, from)
 }
 
 // Unpack reads src, the packed bytes [from, from+len(src)) of count
@@ -164,7 +165,7 @@ func (e *Engine) Unpack(dst, src []byte, origin, count, from int64) {
 			return
 		}
 	}
-	c.run(false, e.fb, src, dst, origin, count, from)
+	c.run(false, e.fbf, src, dst, origin, count, from)
 }
 
 // Segments implements engine.Engine with the fallback.

@@ -7,19 +7,13 @@ import (
 	"unsafe"
 )
 
-type args struct {
-	base unsafe.Pointer
-	off  int
-	pk   unsafe.Pointer
-	n    int
-	b0   int
-}
-
 // supported reports whether this build can run generated code: only
 // amd64 Linux can; elsewhere the engines keep their Go kernels.
 const supported = false
 
-func call(fn uintptr, a *args) { panic("jit: no code generation on this platform") }
+func call(fn uintptr, base unsafe.Pointer, off int, pk unsafe.Pointer, n, b0 int) {
+	panic("jit: no code generation on this platform")
+}
 
 func hostVec() int { return 16 }
 

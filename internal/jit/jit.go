@@ -447,6 +447,13 @@ func (c *Code) run(pack bool, fb Fallback, buf, mem []byte, origin, count, from 
 		c.call(r.inst[d], mem, origin+c.off, buf, count, 0)
 		return
 	}
+	c.walk(d, fb, buf, mem, origin, count, from)
+}
+
+// walk is run's general case.
+//
+//go:noinline
+func (c *Code) walk(d int, fb Fallback, buf, mem []byte, origin, count, from int64) {
 	w := walker{c: c, d: d, fb: fb, buf: buf, mem: mem, origin: origin, count: count, from: from}
 	w.many(c.root.n, origin+c.off, 0, count, c.ext, from, from+int64(len(buf)))
 }
@@ -560,8 +567,7 @@ func (w *walker) fallback(lo, hi int64) {
 // packed bytes at the start of pk; b0 is the first block of a listed
 // block entry.
 func (c *Code) call(fn uintptr, mem []byte, off int64, pk []byte, n, b0 int64) {
-	a := args{base: unsafe.Pointer(unsafe.SliceData(mem)), off: int(off), pk: unsafe.Pointer(unsafe.SliceData(pk)), n: int(n), b0: int(b0)}
-	call(fn, &a)
+	call(fn, unsafe.Pointer(unsafe.SliceData(mem)), int(off), unsafe.Pointer(unsafe.SliceData(pk)), int(n), int(b0))
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(c.shared)
 }

@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
@@ -383,4 +385,39 @@ func FuzzJIT(f *testing.F) {
 		size, _ := ty.PackSize(n)
 		check(t, r, ty, p, c, n, []int64{0, size, int64(cut) % (size + 1)})
 	})
+}
+
+// TestCodeFreed checks that the pages of code no engine uses any more
+// are unmapped (their cache entries go with them).
+func TestCodeFreed(t *testing.T) {
+	if !Available() {
+		t.Skip("no code generation here")
+	}
+	live := func() int {
+		cache.Lock()
+		defer cache.Unlock()
+		n := 0
+		for _, ws := range cache.m {
+			n += len(ws)
+		}
+		return n
+	}
+	before := live()
+	for i := range 40 {
+		ty, _ := datatype.Vector(int64(1000+i), 1, 3, datatype.Of(datatype.Double))
+		if _, err := Compile(dame.Compile(ty)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if live() < before+40 {
+		t.Fatalf("%d programs cached, want %d more than %d", live(), 40, before)
+	}
+	for range 100 {
+		runtime.GC()
+		if live() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d code mappings still live, %d before", live(), before)
 }

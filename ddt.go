@@ -120,6 +120,18 @@ type Committed struct {
 // Commit prepares t for packing with the default options.
 func Commit(t *datatype.Type) (*Committed, error) { return CommitWith(t, Options{}) }
 
+// Compilable reports whether commit compiles t into a DAME program. A type
+// whose tree, with each use of a shared subtype expanded, has more than
+// 2^20 nodes and more than 16 times its distinct nodes is not: its program
+// would be that expanded tree, exponentially larger than its description
+// (t_i = struct of two t_{i-1}). Such types run on the reference engine,
+// whose work is bounded by the bytes moved, whatever Options.Engine says.
+func Compilable(t *datatype.Type) bool {
+	const limit = 1 << 20
+	distinct, expanded := t.Nodes(limit + 1)
+	return expanded <= limit || expanded <= 16*distinct
+}
+
 // CommitWith prepares t for packing with opts: it compiles t into a DAME
 // program (dame.Compile, which applies the local rewrites), normalizes it
 // as opts.Normalize says, and chooses the engine. Auto chooses from the
@@ -145,7 +157,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		}
 		lv = min(l, engine.MaxLevel())
 	}
-	if opts.Engine == Reference {
+	if opts.Engine == Reference || !Compilable(t) {
 		return &Committed{t: t, exec: t, kind: Reference, sig: sig.Of(t), eng: engine.NewReference(t)}, nil
 	}
 	// one allocation for the committed type and its program

@@ -1,11 +1,13 @@
 package ddt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
@@ -97,5 +99,59 @@ func TestDepthLimitEndToEnd(t *testing.T) {
 	var ae *datatype.ArgError
 	if !errors.As(err, &ae) || ae.Constructor != "contiguous" || !errors.Is(err, datatype.ErrTooDeep) {
 		t.Errorf("a chain of MaxDepth+1 bindings: %v, want a depth error of contiguous", err)
+	}
+}
+
+// TestCommitSharedSubtypes checks that a type whose tree is exponentially
+// larger than its description when shared subtypes are expanded commits
+// in O(description) (on the reference engine) and packs by the bytes
+// moved: the first 4 KiB of a 4 TiB message, checked against the type map.
+func TestCommitSharedSubtypes(t *testing.T) {
+	ty := datatype.Of(datatype.Int)
+	for range 40 {
+		r, err := datatype.Resized(ty, 0, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ty, err = datatype.Struct([]int64{1, 1}, []int64{0, 4}, []*datatype.Type{ty, r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if Compilable(ty) {
+		t.Fatal("a chain of 40 shared structs is compilable")
+	}
+	if !Compilable(chain(t)) {
+		t.Fatal("a MaxDepth chain is not compilable")
+	}
+	start := time.Now()
+	c, err := CommitWith(ty, Options{Engine: Compiled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Engine() != Reference {
+		t.Errorf("engine %v, want the reference engine", c.Engine())
+	}
+	src, origin := image(ty, 1, 5)
+	if _, err := c.Pack(make([]byte, 16), src, origin, 0); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.NewPacker(src, origin, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 4096)
+	if n, err := p.Pack(got); err != nil || n != len(got) {
+		t.Fatalf("pack = %d, %v", n, err)
+	}
+	var want []byte
+	ty.Walk(1, func(b datatype.Basic, d int64) bool {
+		want = append(want, src[origin+d:origin+d+b.Size()]...)
+		return len(want) < len(got)
+	})
+	if !bytes.Equal(got, want) {
+		t.Error("the first 4 KiB differ from the type map")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("commit and 4 KiB of pack took %v", d)
 	}
 }

@@ -45,7 +45,7 @@ type Communicator interface {
 	SendContext(ctx context.Context, buf Buffer, dest, tag int) error
 	RecvContext(ctx context.Context, buf Buffer, source, tag int) (Status, error)
 	ProbeContext(ctx context.Context, source, tag int) (Status, error)
-	Alltoall(send, recv Buffer, tag int) error
+	Collectives
 }
 
 var _ Communicator = (*Comm)(nil)
@@ -120,7 +120,7 @@ func SignatureOf(t *ddt.Committed, count int64) (Signature, error) {
 // longer, ErrType if its signature is not the prefix of t's of the same
 // length.
 func (s Signature) Check(t *ddt.Committed, count int64) error {
-	err := sig.Match(s.Sig, t.Type(), count)
+	err := t.MatchSignature(s.Sig, count) // the signature tree t carries since commit
 	if err == nil {
 		return nil
 	}

@@ -414,3 +414,20 @@ func TestConstructorsEdgeSweep(t *testing.T) {
 		}
 	}
 }
+
+func TestNodes(t *testing.T) {
+	i := datatype.Of(datatype.Int)
+	v := mustT(t)(datatype.Vector(2, 1, 2, i))
+	s := mustT(t)(datatype.Struct([]int64{1, 1, 1}, []int64{0, 16, 32}, []*datatype.Type{v, v, i}))
+	if d, e := s.Nodes(1 << 20); d != 3 || e != 6 {
+		t.Errorf("Nodes = %d, %d; want 3 distinct, 6 expanded", d, e)
+	}
+	ty := i
+	for range 50 { // size 4*2^50
+		ty = mustT(t)(datatype.Struct([]int64{1, 1}, []int64{0, 0}, []*datatype.Type{ty, mustT(t)(datatype.Dup(ty))}))
+		ty = mustT(t)(datatype.Resized(ty, 0, 4))
+	}
+	if d, e := ty.Nodes(1 << 40); d != 151 || e != 1<<40 {
+		t.Errorf("Nodes of a shared chain = %d, %d; want 151 and the limit", d, e)
+	}
+}

@@ -192,3 +192,32 @@ func (t *Type) blocks(base int64, emit func(off, n int64) bool) bool {
 		return true
 	})
 }
+
+// Nodes returns the number of distinct nodes of t's type tree (a subtype
+// used several times counts once) and the number of nodes of the tree
+// with every use of a subtype expanded, as a walk that does not remember
+// the subtypes it has seen visits them (the simpler types subarray, darray
+// and dup stand for included), saturated at limit. Sharing makes the
+// second exponential in the first (t_i = struct of two t_{i-1}); it costs
+// O(distinct nodes) to compute.
+func (t *Type) Nodes(limit int64) (distinct, expanded int64) {
+	memo := map[*Type]int64{}
+	var count func(*Type) int64
+	count = func(u *Type) int64 {
+		if n, ok := memo[u]; ok {
+			return n
+		}
+		n := int64(1)
+		kids := u.types
+		if u.lower != nil {
+			kids = []*Type{u.lower}
+		}
+		for _, k := range kids {
+			n = min(n+count(k), limit) // both at most limit: no overflow
+		}
+		memo[u] = n
+		return n
+	}
+	expanded = min(count(t), limit)
+	return int64(len(memo)), expanded
+}

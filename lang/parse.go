@@ -58,8 +58,7 @@ func (f *File) Lookup(name string) *datatype.Type {
 // reading, so a larger or endless input (a device, a pipe) is refused after
 // MaxSourceSize bytes without holding them. It also bounds the memory of a
 // parse: the densest source ("1,1,1,...") makes 4 Mi list entries, which
-// parse and build in about 100 MB, so that ddt works within 1 GiB of
-// address space (ulimit -v), of which the Go runtime reserves 750 MiB.
+// parse and build in about 100 MB.
 const MaxSourceSize = 8 << 20
 
 // MaxCalls is the most constructor calls one source may make. Each builds a

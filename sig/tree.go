@@ -122,14 +122,46 @@ func Of(t *datatype.Type) Sig {
 	if t == nil {
 		return Sig{}
 	}
-	var memo map[*datatype.Type]val
-	return of(t, &memo).sig()
+	var m memo
+	return of(t, &m).sig()
 }
 
-// of is the signature value of t; memo remembers the subtrees below
-// structs with several derived children (the only way a type graph shares
-// subtrees), allocated when the first such struct is met.
-func of(t *datatype.Type, memo *map[*datatype.Type]val) val {
+// memo remembers the signatures of subtrees below structs of several
+// derived types (the only way a type graph shares subtrees): the first few
+// in an array, the rest in a map.
+type memo struct {
+	on   bool
+	n    int
+	keys [8]*datatype.Type
+	vals [8]val
+	m    map[*datatype.Type]val
+}
+
+func (m *memo) get(t *datatype.Type) (val, bool) {
+	for i := range m.n {
+		if m.keys[i] == t {
+			return m.vals[i], true
+		}
+	}
+	v, ok := m.m[t]
+	return v, ok
+}
+
+func (m *memo) put(t *datatype.Type, v val) {
+	if m.n < len(m.keys) {
+		m.keys[m.n], m.vals[m.n] = t, v
+		m.n++
+		return
+	}
+	if m.m == nil {
+		m.m = map[*datatype.Type]val{}
+	}
+	m.m[t] = v
+}
+
+// of is the signature value of t, with memo switched on at the first
+// struct of several derived types.
+func of(t *datatype.Type, m *memo) val {
 	e := t.Elements()
 	if e <= 0 {
 		return identity
@@ -137,8 +169,8 @@ func of(t *datatype.Type, memo *map[*datatype.Type]val) val {
 	if t.Combiner() == datatype.CombinerNamed {
 		return flat(t)
 	}
-	if *memo != nil {
-		if v, ok := (*memo)[t]; ok {
+	if m.on {
+		if v, ok := m.get(t); ok {
 			return v
 		}
 	}
@@ -146,15 +178,15 @@ func of(t *datatype.Type, memo *map[*datatype.Type]val) val {
 	var v val
 	switch {
 	case t.Combiner() == datatype.CombinerStruct:
-		if *memo == nil && derivedKids(a.Types) > 1 {
-			*memo = map[*datatype.Type]val{}
+		if !m.on && derivedKids(a.Types) > 1 {
+			m.on = true
 		}
 		acc := identity
 		for i, old := range a.Types {
 			if a.Blocklengths[i] <= 0 {
 				continue
 			}
-			ov := of(old, memo)
+			ov := of(old, m)
 			if ov.n == 0 {
 				continue
 			}
@@ -167,15 +199,15 @@ func of(t *datatype.Type, memo *map[*datatype.Type]val) val {
 	case len(a.Types) != 1:
 		v = flat(t)
 	default:
-		ov := of(a.Types[0], memo)
+		ov := of(a.Types[0], m)
 		if ov.n == 0 || e%ov.n != 0 { // cannot happen; never answer wrongly
 			v = flat(t)
 		} else {
 			v = repeat(ov, e/ov.n)
 		}
 	}
-	if *memo != nil {
-		(*memo)[t] = v
+	if m.on {
+		m.put(t, v)
 	}
 	return v
 }

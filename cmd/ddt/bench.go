@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"strings"
@@ -62,6 +63,9 @@ func runDame(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if !ddt.Compilable(t) {
+		return errNotCompilable
+	}
 	c, err := ddt.Commit(t)
 	if err != nil {
 		return err
@@ -73,3 +77,6 @@ func runDame(e *env, args []string) error {
 	_, err = io.WriteString(e.stdout, s)
 	return err
 }
+
+// errNotCompilable is the error of dame for types ddt.Compilable refuses.
+var errNotCompilable = errors.New("the type shares subtypes so much that its program would be exponentially larger than its description; it is not compiled (the reference engine packs it)")

@@ -29,6 +29,9 @@ func init() {
 		if err != nil {
 			return err
 		}
+		if !ddt.Compilable(t) {
+			return errNotCompilable
+		}
 		ct, err := ddt.Commit(t)
 		if err != nil {
 			return err

@@ -35,6 +35,9 @@ var Suite = []Test{
 	{"Alltoall", 2, Alltoall},
 	{"RandomTypes", 2, RandomTypes},
 	{"BadArguments", 2, BadArguments},
+	{"Collectives", 1, Collectives},
+	{"Alltoallw", 2, Alltoallw},
+	{"CollectiveArgs", 1, CollectiveArgs},
 }
 
 func commit(t *datatype.Type, err error) *ddt.Committed {

@@ -26,3 +26,12 @@ func TestInProcess(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitInProcess(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5} {
+		w, _ := comm.NewWorld(n, comm.Options{EagerLimit: 2})
+		if err := w.Run(func(c *comm.Comm) error { return SplitTest[*comm.Comm](c) }); err != nil {
+			t.Fatalf("%d ranks: %v", n, err)
+		}
+	}
+}

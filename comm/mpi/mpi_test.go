@@ -69,6 +69,10 @@ func runSuite(t *testing.T, c comm.Communicator, skip ...string) {
 				}
 			}
 			if c.Size() < tc.MinRanks {
+				// c may be a part of the world: the other parts run it
+				if berr := testComm.Barrier(); berr != nil {
+					t.Fatal(berr)
+				}
 				t.Skipf("needs %d ranks", tc.MinRanks)
 			}
 			err := tc.Run(c)
@@ -412,4 +416,25 @@ func TestLatency(t *testing.T) {
 			t.Log(line + "  [min/median of 41 alternating rounds of 200 round trips; ratios of the minima to C]")
 		}
 	}
+}
+
+// TestSplit runs commtest.SplitTest in Packed and Native mode, and the
+// suite on a half of the world.
+func TestSplit(t *testing.T) {
+	for _, m := range []Mode{Packed, Native} {
+		t.Run(m.String(), func(t *testing.T) {
+			err := commtest.SplitTest[*Comm](testComm.WithMode(m))
+			if berr := testComm.Barrier(); berr != nil {
+				t.Fatal(berr)
+			}
+			if err != nil {
+				t.Fatalf("rank %d: %v", testComm.Rank(), err)
+			}
+		})
+	}
+	h, err := testComm.Split(testComm.Rank()%2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("half", func(t *testing.T) { runSuite(t, h) })
 }

@@ -496,44 +496,12 @@ func (c *Comm) Iprobe(source, tag int) (st comm.Status, ok bool, err error) {
 	return comm.Status{}, false, nil
 }
 
-// Alltoall is MPI_Alltoall: block j of send (send.Count instances,
-// starting j*send.Count extents after send's origin) goes to rank j, and
-// the block from rank i lands at block i of recv. Every rank must call it.
-func (c *Comm) Alltoall(send, recv comm.Buffer, tag int) error {
-	if send.Type == nil || recv.Type == nil {
-		return errors.New("alltoall: nil type")
-	}
-	n := c.Size()
-	var reqs []*comm.Request
-	fail := func(err error) error {
-		comm.WaitAll(reqs...)
-		return err
-	}
-	for i := range n {
-		rb := recv
-		rb.Origin = recv.Origin + int64(i)*recv.Count*recv.Type.Type().Extent()
-		r, err := c.Irecv(rb, i, tag)
-		if err != nil {
-			return fail(fmt.Errorf("alltoall: block %d: %w", i, err))
-		}
-		reqs = append(reqs, r)
-	}
-	for k := range n {
-		j := (c.Rank() + k) % n // stagger the sends
-		sb := send
-		sb.Origin = send.Origin + int64(j)*send.Count*send.Type.Type().Extent()
-		r, err := c.Isend(sb, j, tag)
-		if err != nil {
-			return fail(fmt.Errorf("alltoall: block %d: %w", j, err))
-		}
-		reqs = append(reqs, r)
-	}
-	return comm.WaitAll(reqs...)
-}
-
 // Barrier blocks until every rank has called it (MPI_Barrier), making
 // progress on everything in flight meanwhile.
 func (c *Comm) Barrier() error {
+	if c.ctx != 0 {
+		return c.colls().Barrier()
+	}
 	w := c.w
 	req := w.newRequest()
 	p := newPending(func(r result) {

@@ -102,6 +102,7 @@ type world struct {
 	// per world rank: headers and Raw messages sent to it and received
 	// from it, for Finalize's accounting
 	hsent, hrecv, rsent, rrecv []int64
+	nextCtx                    uint32 // the smallest communicator context not used yet
 }
 
 // incoming is a header that arrived.
@@ -206,6 +207,7 @@ func Init(opts Options) (*Comm, error) {
 	w.rank, w.size = int(r), int(s)
 	w.tagUB = int(C.ddt_tag_ub())
 	w.seq = make([]int, w.size)
+	w.nextCtx = 2
 	w.hsent, w.hrecv = make([]int64, w.size), make([]int64, w.size)
 	w.rsent, w.rrecv = make([]int64, w.size), make([]int64, w.size)
 	w.hbuf = C.malloc(C.size_t(hdrRing * (hdrSize + MaxInline)))

@@ -44,6 +44,9 @@ type cnode struct {
 	kids   []*cnode
 	kid    *cnode
 	mv     *moveList // kMoves
+	// sorted, for kGather and kIndexF, is the displacement-sorted order
+	// whole-instance unpacks write in (dame.UnpackOrder), or nil
+	sorted *dame.Sorted
 }
 
 // Compiled runs a program with kernels chosen per primitive by its shape
@@ -93,9 +96,9 @@ func (c *cnode) dump(b *strings.Builder, d int, seen map[*cnode]bool) {
 	case kVecF:
 		indent(b, d, "%s n=%d stride=%d L=%d", name, c.count, c.stride, c.L)
 	case kGather:
-		indent(b, d, "%s n=%d L=%d", name, len(c.offs), c.L)
+		indent(b, d, "%s n=%d L=%d%s", name, len(c.offs), c.L, c.sortedNote())
 	case kIndexF:
-		indent(b, d, "%s n=%d unit=%d", name, len(c.offs), c.L)
+		indent(b, d, "%s n=%d unit=%d%s", name, len(c.offs), c.L, c.sortedNote())
 	case kMoves:
 		indent(b, d, "%s exact=%d fast=%d size=%d", name, len(c.mv.exact), len(c.mv.fast), c.mv.size)
 	case kVec:
@@ -122,6 +125,17 @@ func (c *cnode) dump(b *strings.Builder, d int, seen map[*cnode]bool) {
 			k.dump(b, d+1, seen)
 		}
 	}
+}
+
+// sortRule is the displacement-sorting rule the plans apply (tests lower
+// its thresholds to exercise the sorted path).
+var sortRule = dame.DefaultSortRule
+
+func (c *cnode) sortedNote() string {
+	if c.sorted == nil {
+		return ""
+	}
+	return " unpack=sorted"
 }
 
 // Segments lists the memory runs of the packed bytes [from, end) of count
@@ -164,18 +178,22 @@ func compile(n *dame.Node, lv Level) *cnode {
 				lens[i] = int64(c.L)
 			}
 			c.kind, c.mv = kMoves, newMoveList(c.offs, lens, c.size)
+			return c
 		}
+		c.sorted = sortRule.UnpackOrder(n)
 		return c
 	case n.Op == dame.Index && leafChild:
 		// the kernels scale the block lengths by the child's size: no
 		// per-block array of byte lengths
 		c.kind, c.offs, c.lens, c.L = kIndexF, n.Disps, n.Blocklens, int(n.Child.Size)
 		if len(c.offs) > maxMoveBlocks {
+			c.sorted = sortRule.UnpackOrder(n)
 			return c
 		}
 		lens := make([]int64, len(c.offs))
 		for i, b := range c.lens[:len(c.offs)] {
 			if lens[i] = b * int64(c.L); lens[i] > maxMoveBlock {
+				c.sorted = sortRule.UnpackOrder(n)
 				return c
 			}
 		}
@@ -264,7 +282,17 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 		}
 	case kMoves:
 		c.mv.run(pack, m, mo, p, po, cnt, ext)
-	case kGather:
+	case kGather, kIndexF:
+		if !pack && c.sorted != nil {
+			for k := 0; k < cnt; k++ {
+				c.sortedScatter(m, mo+k*ext, p, po+k*c.size)
+			}
+			return
+		}
+		if c.kind == kIndexF {
+			runIndexF(c, pack, m, mo, p, po, cnt, ext)
+			return
+		}
 		if c.lv > LevelGo && !wordGather(c.L) {
 			if c.size == 0 {
 				return
@@ -283,32 +311,6 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 				gather(p, po+k*c.size, m, mo+k*ext, c.offs, c.L)
 			} else {
 				scatter(m, mo+k*ext, p, po+k*c.size, c.offs, c.L)
-			}
-		}
-	case kIndexF:
-		if c.lv > LevelGo {
-			if c.size == 0 {
-				return
-			}
-			for k := 0; k < cnt; k++ {
-				if pack {
-					gatherBlocks(c.lv, at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens, c.L)
-				} else {
-					scatterBlocks(c.lv, m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens, c.L)
-				}
-			}
-			return
-		}
-		for k := 0; k < cnt; k++ {
-			q, b := po+k*c.size, mo+k*ext
-			for i, o := range c.offs {
-				L := int(c.lens[i]) * c.L
-				if pack {
-					mvWords(at(p, q), at(m, b+int(o)), L)
-				} else {
-					mvWords(at(m, b+int(o)), at(p, q), L)
-				}
-				q += L
 			}
 		}
 	case kVec:
@@ -339,6 +341,46 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 				q += bl * kid.size
 			}
 		}
+	}
+}
+
+// runIndexF runs cnt instances of a kIndexF node (see run).
+func runIndexF(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, cnt, ext int) {
+	if c.lv > LevelGo {
+		if c.size == 0 {
+			return
+		}
+		for k := 0; k < cnt; k++ {
+			if pack {
+				gatherBlocks(c.lv, at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens, c.L)
+			} else {
+				scatterBlocks(c.lv, m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens, c.L)
+			}
+		}
+		return
+	}
+	for k := 0; k < cnt; k++ {
+		q, b := po+k*c.size, mo+k*ext
+		for i, o := range c.offs {
+			L := int(c.lens[i]) * c.L
+			if pack {
+				mvWords(at(p, q), at(m, b+int(o)), L)
+			} else {
+				mvWords(at(m, b+int(o)), at(p, q), L)
+			}
+			q += L
+		}
+	}
+}
+
+// sortedScatter unpacks one instance of a kGather or kIndexF node in
+// ascending memory order (dame.UnpackOrder): memory at m+mo, packed bytes
+// at p+po.
+func (c *cnode) sortedScatter(m unsafe.Pointer, mo int, p unsafe.Pointer, po int) {
+	s := c.sorted
+	ps, ls := s.Packed[:len(s.Disps)], s.Lens[:len(s.Disps)]
+	for i, o := range s.Disps {
+		mv(at(m, mo+int(o)), at(p, po+int(ps[i])), int(ls[i]))
 	}
 }
 

@@ -1,18 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"time"
+	"runtime"
+	"syscall"
 
-	"github.com/ddtlab/ddt/internal/playground"
+	"github.com/ddtlab/ddt/internal/modroot"
 )
 
 func init() {
@@ -21,20 +20,18 @@ func init() {
 		run:     runServe})
 }
 
-// serveReady, if set, receives the URL once the server listens (tests).
-var serveReady func(url string)
-
-// serveCtx is the context that stops the server (tests replace it).
-var serveCtx = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
-}
-
+// runServe builds and runs the playground server of the source tree
+// (internal/playground/server, built with the Go command into the user's
+// cache directory). The server is a program of its
+// own so that ddt links no networking code: net brings cgo and its threads,
+// and with them start-up failures of every ddt command under an
+// address-space limit.
 func runServe(e *env, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	export := fs.String("export", "", "write the playground as one self-contained HTML file (opens from disk, no server) and exit")
 	src := fs.String("src", ".", "a directory inside the ddt source tree the playground is built from")
-	goBin := fs.String("go", "go", "the Go command that builds the WebAssembly program")
+	goBin := fs.String("go", "go", "the Go command that builds the playground")
 	pos, err := parse(e, lookup("serve"), fs, args)
 	if err != nil {
 		return err
@@ -42,12 +39,10 @@ func runServe(e *env, args []string) error {
 	if err := wantArgs(pos, 0, 0, ""); err != nil {
 		return err
 	}
-	root, err := playground.FindModule(*src)
+	root, err := modroot.Find(*src)
 	if err != nil {
 		return err
 	}
-	ctx, stop := serveCtx()
-	defer stop()
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
@@ -56,49 +51,53 @@ func runServe(e *env, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "ddt serve: building the playground (GOOS=js GOARCH=wasm) from %s\n", root)
-	t0 := time.Now()
-	prog, err := playground.Build(ctx, *goBin, root, dir)
-	if err != nil {
-		return err
+	server := filepath.Join(dir, "server")
+	if runtime.GOOS == "windows" {
+		server += ".exe"
 	}
-	fmt.Fprintf(e.stderr, "ddt serve: built %d KiB of WebAssembly in %.1fs\n", len(prog.Wasm)>>10, time.Since(t0).Seconds())
+	build := exec.Command(*goBin, "build", "-o", server, "./internal/playground/server")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the playground server: %v: %s", err, clipMsg(string(out)))
+	}
+	sargs := []string{"--addr", *addr, "--src", root, "--go", *goBin}
 	if *export != "" {
-		f, err := os.Create(*export)
+		out, err := filepath.Abs(*export)
 		if err != nil {
 			return err
 		}
-		if err := prog.WriteStandalone(f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "ddt serve: wrote %s (open it in a browser)\n", *export)
-		return nil
+		sargs = append(sargs, "--export", out)
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	url := "http://" + ln.Addr().String() + "/"
-	srv := &http.Server{Handler: prog.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "ddt serve: playground at %s (Ctrl-C stops)\n", url)
-	if serveReady != nil {
-		serveReady(url)
+	cmd := exec.Command(server, sargs...)
+	cmd.Dir = root
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	// An interrupt or termination of ddt is passed on to the server, which
+	// shuts down and exits 0; the server also ends if ddt is killed.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	runtime.LockOSThread() // the parent-death signal follows the thread that started the server
+	defer runtime.UnlockOSThread()
+	cmd.SysProcAttr = serverProcAttr()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the playground server: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return err
+	go func() { done <- cmd.Wait() }()
+	for waiting := true; waiting; {
+		select {
+		case s := <-sig:
+			cmd.Process.Signal(s)
+		case err = <-done:
+			waiting = false
 		}
-		return nil
 	}
+	if err != nil {
+		var x *exec.ExitError
+		if errors.As(err, &x) {
+			return fmt.Errorf("the playground server stopped: %v", err)
+		}
+		return fmt.Errorf("running the playground server: %v", err)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-//go:build mpi && !mpich
+//go:build mpi && !mpich && !mpicc
 
 package mpi
 

@@ -33,4 +33,18 @@ if [ "${DDT_CI_MPICH:-0}" = 1 ] || command -v mpirun.mpich >/dev/null 2>&1; then
         DDT_MPI_FINALIZE_TEST=1 timeout 120 mpirun.mpich -np $np "$TMP/mpich.test" >/dev/null
     done
 fi
+# without pkg-config: cgo flags from the mpicc wrapper (tag mpicc)
+(
+    eval "$(sh comm/mpi/cgoflags.sh mpicc.openmpi)"
+    go vet -tags mpi,mpicc ./comm/mpi
+    go test -c -tags mpi,mpicc -o "$TMP/mpicc.test" ./comm/mpi
+    $OMPI -np 2 "$TMP/mpicc.test" -test.timeout=300s -test.run 'TestSuite|TestSplit'
+)
+if command -v mpicc.mpich >/dev/null 2>&1; then
+    (
+        eval "$(sh comm/mpi/cgoflags.sh mpicc.mpich)"
+        go test -c -tags mpi,mpicc -o "$TMP/mpicc-mpich.test" ./comm/mpi
+        mpirun.mpich -np 2 "$TMP/mpicc-mpich.test" -test.timeout=300s -test.run 'TestSuite|TestSplit'
+    )
+fi
 echo "comm/mpi: MPI tests passed"

@@ -10,8 +10,43 @@
 //	go build -tags mpi,mpich ./...    # MPICH
 //	mpirun -np 4 ./program
 //
+// Open MPI is found with pkg-config (ompi-c) and MPICH with pkg-config
+// (mpich). Where MPI has no pkg-config file (Cray MPICH, Intel MPI,
+// MVAPICH, Spack), take the flags from the compiler wrapper and add the
+// tag mpicc:
+//
+//	eval "$(sh comm/mpi/cgoflags.sh mpicc)"   # sets CGO_CFLAGS, CGO_LDFLAGS
+//	go build -tags mpi,mpicc ./...
+//
 // Init starts MPI and returns the communicator of this process's rank;
 // Finalize ends it and frees every MPI datatype made along the way.
+//
+// # API
+//
+// The API is built only with the tag mpi, so that go doc shows it only
+// then (go doc -tags mpi ./comm/mpi); in short:
+//
+//	func Init(opts Options) (*Comm, error)      // MPI_Init_thread, MPI_COMM_WORLD
+//	func Launched() bool                        // started by mpirun?
+//	func ParseMode(name string) (Mode, error)   // "packed", "native", "raw"
+//	const MaxInline                             // largest message inside its header
+//	var/const Library string                    // "Open MPI", "MPICH"
+//	type Options struct{ Mode Mode; InlineLimit int }
+//	type Mode                                   // Packed, Native, Raw
+//	type Error struct{ Op string; Code int }    // an MPI error code
+//
+//	type Comm   // implements comm.Communicator, safe for concurrent use
+//	  Rank, Size, Mode, WithMode, WithInlineLimit
+//	  Send, Recv, Isend, Irecv, Sendrecv, Probe, Iprobe
+//	  SendContext, RecvContext, ProbeContext    // give up when a context is done
+//	  Barrier, Bcast, Gather, Gatherv, Scatter, Scatterv, Allgather,
+//	  Alltoall, Alltoallv, Alltoallw            // comm.Collectives
+//	  Split(color, key int) (*Comm, error)      // MPI_Comm_split
+//	  CPingPong(n, iters int)                   // C baseline of a ping-pong
+//	  Finalize, FinalizeContext
+//
+// Requests are comm.Request: Wait, WaitContext and Test, which returns
+// (Status, ok, error) like Iprobe.
 //
 // # Modes
 //

@@ -33,33 +33,6 @@ func Static() fs.FS {
 	return sub
 }
 
-// ModulePath is the path of the module whose wasm program Build compiles.
-const ModulePath = "github.com/ddtlab/ddt"
-
-// FindModule returns the root of the ddt source tree containing dir (or a
-// parent of it), or an error if dir is not inside one.
-func FindModule(dir string) (string, error) {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == ModulePath {
-					return d, nil
-				}
-			}
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("%s is not inside a checkout of %s (the playground is built from its source: run ddt serve there, or pass --src DIR)", dir, ModulePath)
-		}
-		d = parent
-	}
-}
-
 // Program is the playground's WebAssembly program and the wasm_exec.js of
 // the Go release that built it.
 type Program struct {

@@ -66,8 +66,11 @@ func serve(t *testing.T) (url, ddt string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
+		// ddt passes the interrupt on to its server, which shuts down
+		cmd.Process.Signal(os.Interrupt)
+		timer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
 		cmd.Wait()
+		timer.Stop()
 	})
 	urls := make(chan string, 1)
 	go func() {

@@ -3,16 +3,20 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/internal/bench"
 )
 
 func init() {
-	register(&command{name: "bench", args: "[--type TYPE --count N] [--engine E] [--json] [--filter PREFIX] | --mpipack -f PREFIXES",
-		summary: "run the benchmark suite (DDTBench layouts, the seeds' examples) or one layout: pack/unpack MB/s per engine vs a hand-written loop and copy",
+	register(&command{name: "bench",
+		args:    "[--type TYPE [--count N]] [--engine E] [--filter PREFIXES] [--time D] [--rounds N] [--mem MB] [--json] | --list | --mpipack [-f PREFIXES]",
+		summary: "run the benchmark suite (DDTBench layouts, the mpipack anchors, the DAME paper's transpose) or one type: pack/unpack GB/s per engine vs a hand-written loop and copy",
 		run:     runBench})
 	register(&command{name: "dame", args: "TYPE", summary: "print the committed type as a DAME program (seed 003)", run: runDame})
 }
@@ -20,10 +24,14 @@ func init() {
 func runBench(e *env, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	typ := fs.String("type", "", "benchmark only this .ddt type")
-	count := fs.Int64("count", 1, "instances of --type")
-	engine := fs.String("engine", "", "only this engine (reference, interpreter, compiled)")
-	asJSON := fs.Bool("json", false, "print JSON rows instead of the table")
-	filter := fs.String("filter", "", "only layouts whose name starts with this")
+	count := fs.Int64("count", 1, "instances of --type (only with --type)")
+	engine := fs.String("engine", "", "only this engine (reference, interpreter, compiled, auto)")
+	asJSON := fs.Bool("json", false, "print one JSON report at the end (every figure, median and best round) instead of the table")
+	filter := fs.String("filter", "", "only layouts whose name starts with one of these comma-separated prefixes (see --list)")
+	list := fs.Bool("list", false, "list the layouts of the suite (with --filter, those it keeps) and exit")
+	sample := fs.Duration("time", 10*time.Millisecond, "minimum time of one sample of a cell")
+	rounds := fs.Int("rounds", 5, "samples per cell; the table shows their median, --json also the best")
+	mem := fs.Int64("mem", bench.DefaultMaxMem>>20, "memory bound in MiB for one layout's buffers: the suite skips larger layouts, --type larger types are an error")
 	mpipack := fs.Bool("mpipack", false, "run the layouts of anchors/mpipack/mpipack.c and print its R lines")
 	prefixes := fs.String("f", "", "with --mpipack: comma-separated case-id prefixes (as mpipack -f)")
 	pos, err := parse(e, lookup("bench"), fs, args)
@@ -32,6 +40,23 @@ func runBench(e *env, args []string) error {
 	}
 	if err := wantArgs(pos, 0, 0, ""); err != nil {
 		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["count"] && *typ == "" {
+		return &usageError{"--count needs --type (the suite's layouts have their own counts)"}
+	}
+	if *rounds < 1 || *rounds > 1000 {
+		return &usageError{fmt.Sprintf("--rounds %d is not in [1, 1000]", *rounds)}
+	}
+	if *sample <= 0 || *sample > time.Minute {
+		return &usageError{fmt.Sprintf("--time %v is not in (0, 1m]", *sample)}
+	}
+	if *mem < 1 || *mem > 1<<30 {
+		return &usageError{fmt.Sprintf("--mem %d is not a positive number of MiB", *mem)}
+	}
+	if *list {
+		return bench.List(e.stdout, *filter)
 	}
 	var engines []ddt.Engine
 	if *engine != "" {
@@ -44,7 +69,11 @@ func runBench(e *env, args []string) error {
 	if *mpipack {
 		return bench.RunMPIPack(e.stdout, *prefixes, engines...)
 	}
-	opts := bench.Options{JSON: *asJSON, Engines: engines, Filter: *filter}
+	opts := bench.Options{JSON: *asJSON, Engines: engines, Filter: *filter, Sample: *sample, Rounds: *rounds,
+		MaxMem: *mem << 20, Log: e.stderr}
+	if isTerminal(e.stderr) {
+		opts.Progress = e.stderr
+	}
 	if *typ != "" {
 		if err := nonNegative("--count", *count); err != nil {
 			return err
@@ -56,6 +85,16 @@ func runBench(e *env, args []string) error {
 		opts.Type, opts.Count = t, *count
 	}
 	return bench.Run(e.stdout, opts)
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func runDame(e *env, args []string) error {

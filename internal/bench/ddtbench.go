@@ -104,12 +104,33 @@ func (o *DDTBenchOp) Fill(arena []byte) {
 
 // lcgPartialShuffle is the deterministic index-list generator of ddtbench.md §1.
 func lcgPartialShuffle(seed uint64, population, count int64) []int64 {
-	perm := map[int64]int64{}
+	// the permutation's moved entries, stored as value+1 (0: unmoved); a
+	// map only when the population is too large for a slice
+	var dense []int64
+	var sparse map[int64]int64
+	if population <= 1<<22 {
+		dense = make([]int64, population)
+	} else {
+		sparse = map[int64]int64{}
+	}
 	get := func(i int64) int64 {
-		if v, ok := perm[i]; ok {
-			return v
+		v := int64(0)
+		if dense != nil {
+			v = dense[i]
+		} else {
+			v = sparse[i]
 		}
-		return i
+		if v == 0 {
+			return i
+		}
+		return v - 1
+	}
+	set := func(i, v int64) {
+		if dense != nil {
+			dense[i] = v + 1
+		} else {
+			sparse[i] = v + 1
+		}
 	}
 	out := make([]int64, count)
 	state := seed
@@ -118,7 +139,8 @@ func lcgPartialShuffle(seed uint64, population, count int64) []int64 {
 		r := int64(state >> 32)
 		j := i + r%(population-i)
 		vi, vj := get(i), get(j)
-		perm[i], perm[j] = vj, vi
+		set(i, vj)
+		set(j, vi)
 		out[i] = vj
 	}
 	return out

@@ -44,4 +44,8 @@
 //
 // The Fortran basic types are not part of ddt's type language, so they have
 // no external32 form here.
+//
+// Open MPI 4.1 differs from both MPI's table and MPICH: it packs long and
+// unsigned_long as 8 bytes (go test ./internal/conformance
+// -conformance.openmpi logs its differences).
 package external32

@@ -3,6 +3,7 @@ package external32
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/datatype"
@@ -14,6 +15,14 @@ const DataRep = "external32"
 
 // scratchSize bounds the native bytes converted at once.
 const scratchSize = 64 << 10
+
+// wholeLimit bounds the temporary native message of a whole Pack of one
+// basic type whose external size differs (long, wchar); larger messages go
+// through the Packer in scratchSize pieces.
+const wholeLimit = 4 << 20
+
+// tmpPool holds the temporary native messages of whole packs.
+var tmpPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // Codec packs and unpacks one committed type in external32. It is immutable
 // and safe for concurrent use.
@@ -81,6 +90,20 @@ func (x *Codec) Pack(dst, src []byte, origin, count int64) (int64, error) {
 		}
 		encode(x.sig.b, dst[:n], dst[:n], n/x.sig.uNat)
 		return n, nil
+	}
+	if x.sig != nil && x.sig.leaf && count*x.sig.nat() <= wholeLimit {
+		// one basic type that changes size: pack natively at once, convert
+		bp := tmpPool.Get().(*[]byte)
+		defer tmpPool.Put(bp)
+		if int64(cap(*bp)) < count*x.sig.nat() {
+			*bp = make([]byte, count*x.sig.nat())
+		}
+		tmp := (*bp)[:count*x.sig.nat()]
+		if _, err := x.c.Pack(tmp, src, origin, count); err != nil {
+			return 0, err
+		}
+		encode(x.sig.b, dst[:size], tmp, count*x.sig.rep)
+		return size, nil
 	}
 	p, err := x.NewPacker(src, origin, count)
 	if err != nil {

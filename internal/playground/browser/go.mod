@@ -1,6 +1,6 @@
 module github.com/ddtlab/ddt/internal/playground/browser
 
-go 1.26
+go 1.25
 
 require github.com/chromedp/chromedp v0.23.0
 

@@ -111,16 +111,21 @@ func newDerived(c Combiner, children ...*Type) (*Type, error) {
 // checkBounds returns an error if the extent, true extent or data extent
 // of t does not fit in int64, so that every difference of t's bounds (and
 // every displacement of its data relative to another) can be computed.
-func (t *Type) checkBounds(args string) error {
+func (t *Type) checkBounds(args func() string) error {
 	switch {
 	case !fits(t.lb, t.ub):
-		return overflowErr(t.combiner, "extent (ub - lb)", args)
+		return overflowErr(t.combiner, "extent (ub - lb)", args())
 	case !fits(t.trueLB, t.trueUB):
-		return overflowErr(t.combiner, "true extent", args)
+		return overflowErr(t.combiner, "true extent", args())
 	case !fits(t.dataLB, t.dataUB):
-		return overflowErr(t.combiner, "data extent", args)
+		return overflowErr(t.combiner, "data extent", args())
 	}
 	return nil
+}
+
+// nBlocks describes a list of n blocks for an error (formatted only then).
+func nBlocks(n int) func() string {
+	return func() string { return fmt.Sprintf("%d blocks", n) }
 }
 
 // fits reports whether hi - lo fits in int64.
@@ -170,7 +175,7 @@ func Contiguous(count int64, old *Type) (*Type, error) {
 	if k.err != nil {
 		return nil, calcErr(c, &k, args())
 	}
-	if err := t.checkBounds(args()); err != nil {
+	if err := t.checkBounds(args); err != nil {
 		return nil, err
 	}
 	t.contig = old.contig && (count == 1 || ext == old.size)
@@ -270,7 +275,7 @@ func vector(c Combiner, count, blocklength, stride int64, old *Type) (*Type, err
 	if t.size == 0 {
 		t.dataLB, t.dataUB = 0, 0
 	}
-	if err := t.checkBounds(args()); err != nil {
+	if err := t.checkBounds(args); err != nil {
 		return nil, err
 	}
 	switch {
@@ -385,7 +390,7 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 		return t.zerolen(), nil
 	}
 	if t.uniformBlocks(bls, 0, displs, scaleOf(c == CombinerIndexed, old), old) {
-		if err := t.checkBounds(fmt.Sprintf("%d blocks", len(bls))); err != nil {
+		if err := t.checkBounds(nBlocks(len(bls))); err != nil {
 			return nil, err
 		}
 		return t, nil
@@ -454,9 +459,11 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 		t.trueUB = a.k.add(t.ub, a.k.sub(old.trueUB, old.ub))
 		t.align = old.align
 		t.contig = true
-		args := fmt.Sprintf("blocklength=%d, %d displacements, extent(oldtype)=%d", bl, len(displs), ext)
+		args := func() string {
+			return fmt.Sprintf("blocklength=%d, %d displacements, extent(oldtype)=%d", bl, len(displs), ext)
+		}
 		if a.k.err != nil {
-			return nil, calcErr(c, &a.k, args)
+			return nil, calcErr(c, &a.k, args())
 		}
 		if err := t.checkBounds(args); err != nil {
 			return nil, err
@@ -467,7 +474,7 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 		return t.zerolen(), nil
 	}
 	if t.uniformBlocks(nil, bl, displs, scaleOf(c == CombinerIndexedBlock, old), old) {
-		if err := t.checkBounds(fmt.Sprintf("%d blocks", len(displs))); err != nil {
+		if err := t.checkBounds(nBlocks(len(displs))); err != nil {
 			return nil, err
 		}
 		return t, nil
@@ -492,12 +499,8 @@ func (t *Type) finishBlocks(block func(i int) (bl, disp int64, old *Type), n int
 		return t.zerolen(), nil
 	}
 	var a blockAcc
-	oldName := "oldtype"
 	for i := range n {
 		bl, d, old := block(i)
-		if t.combiner == CombinerStruct {
-			oldName = fmt.Sprintf("types[%d]", i)
-		}
 		disp := d
 		if scaled {
 			a.k.at("displacement*extent(oldtype)")
@@ -505,6 +508,10 @@ func (t *Type) finishBlocks(block func(i int) (bl, disp int64, old *Type), n int
 		}
 		a.block(d, bl, old)
 		if a.k.err != nil {
+			oldName := "oldtype"
+			if t.combiner == CombinerStruct {
+				oldName = fmt.Sprintf("types[%d]", i)
+			}
 			return nil, calcErr(t.combiner, &a.k, blockArgs(i, bl, disp, oldName, old.Extent()))
 		}
 	}
@@ -512,7 +519,7 @@ func (t *Type) finishBlocks(block func(i int) (bl, disp int64, old *Type), n int
 		return t.zerolen(), nil
 	}
 	a.finish(t)
-	if err := t.checkBounds(fmt.Sprintf("%d blocks", n)); err != nil {
+	if err := t.checkBounds(nBlocks(n)); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -565,7 +572,7 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 			t.ub = ub
 		}
 	}
-	if err := t.checkBounds(fmt.Sprintf("%d blocks, padded to alignment %d", len(types), t.align)); err != nil {
+	if err := t.checkBounds(func() string { return fmt.Sprintf("%d blocks, padded to alignment %d", len(types), t.align) }); err != nil {
 		return nil, err
 	}
 	return t, nil

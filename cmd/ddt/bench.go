@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register(&command{name: "bench",
-		args:    "[--type TYPE [--count N]] [--engine E] [--filter PREFIXES] [--time D] [--rounds N] [--mem MB] [--json] | --list | --mpipack [-f PREFIXES]",
+		args:    "[--type TYPE [--count N]] [--engine E] [--filter PREFIXES] [--time D] [--rounds N] [--mem MiB] [--json] | --list | --mpipack [-f PREFIXES]",
 		summary: "run the benchmark suite (DDTBench layouts, the mpipack anchors, the DAME paper's transpose) or one type: pack/unpack GB/s per engine vs a hand-written loop and copy",
 		run:     runBench})
 	register(&command{name: "dame", args: "TYPE", summary: "print the committed type as a DAME program (seed 003)", run: runDame})

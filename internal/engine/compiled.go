@@ -508,3 +508,44 @@ func (e *Compiled) Unpack(dst, src []byte, origin, count, from int64) {
 	}
 	rangeMany(r, false, ptr(dst), int(origin+e.p.Off), ptr(src), 0, int(count), int(e.p.Extent), int(from), int(from)+len(src))
 }
+
+// Transposes reports whether the compiled engine runs p, or a strided
+// part of it reached through vectors and contiguous nodes from the root,
+// with its tiled transpose kernel (see transposable). The native engine
+// leaves such programs to it: line-by-line generated code is several times
+// slower there. It looks at one node per level, without compiling.
+func Transposes(p *dame.Program) bool {
+	for n := p.Root; n != nil; n = n.Child {
+		c, ok := stridedNode(n)
+		if !ok || n.IsFinal() {
+			return false
+		}
+		k, ok := stridedNode(n.Child)
+		if ok && n.Child.IsFinal() {
+			k.kind = kVecF
+			c.kid = &k
+			if c.transposable() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stridedNode returns the count, stride and (for a final node) block bytes of
+// n when compile makes a strided line or vector of it.
+func stridedNode(n *dame.Node) (cnode, bool) {
+	leafChild := n.IsFinal() && n.Child.Extent == n.Child.Size
+	if !((n.Op == dame.Vector && (n.Blocklen == 1 || leafChild)) || n.Op == dame.Contig) {
+		return cnode{}, false
+	}
+	c := cnode{count: int(n.Count), stride: int(n.Stride)}
+	bl := n.Blocklen
+	if n.Op == dame.Contig {
+		c.stride, bl = int(n.Child.Extent), 1
+	}
+	if n.IsFinal() {
+		c.L = int(bl * n.Child.Size)
+	}
+	return c, true
+}

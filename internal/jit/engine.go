@@ -15,7 +15,7 @@ import (
 // code). Compilation is deferred (see Engine).
 func init() {
 	engine.NewNative = func(p *dame.Program, l engine.Level) (engine.Engine, bool) {
-		if l == engine.LevelGo || !Available() || !Eligible(p) {
+		if l == engine.LevelGo || !Available() || !Eligible(p) || engine.Transposes(p) {
 			return nil, false
 		}
 		vec := 32

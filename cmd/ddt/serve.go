@@ -43,12 +43,8 @@ func runServe(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cache, err := os.UserCacheDir()
+	dir, err := modroot.CacheDir()
 	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "ddt-playground")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	server := filepath.Join(dir, "server")

@@ -524,7 +524,13 @@ func benchRounds(fns []func(), rounds int, sample float64) []stat {
 			samples[k] = append(samples[k], runIters(fn, its[k])/float64(its[k]))
 		}
 	}
-	out := make([]stat, len(fns))
+	return summarize(samples, its)
+}
+
+// summarize sorts each op's per-iteration times and returns their median,
+// minimum and maximum with the op's iteration count.
+func summarize(samples [][]float64, its []int) []stat {
+	out := make([]stat, len(samples))
 	for k, s := range samples {
 		slices.Sort(s)
 		n := len(s)

@@ -434,17 +434,7 @@ func benchMulti(fns []func(), reps int, minSample float64) []stat {
 			}
 		}
 	}
-	out := make([]stat, len(fns))
-	for k, s := range samples {
-		slices.Sort(s)
-		n := len(s)
-		med := s[n/2]
-		if n%2 == 0 {
-			med = (s[n/2-1] + s[n/2]) / 2
-		}
-		out[k] = stat{med, s[0], s[n-1], its[k]}
-	}
-	return out
+	return summarize(samples, its)
 }
 
 func matches(id, filter string) bool {

@@ -35,3 +35,18 @@ func Find(dir string) (string, error) {
 		d = parent
 	}
 }
+
+// CacheDir returns (creating it) the directory where ddt serve keeps the
+// playground's server and WebAssembly builds: ddt-playground in the user's
+// cache directory, or in the temporary directory if there is none.
+func CacheDir() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "ddt-playground")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, nil
+}

@@ -13,10 +13,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/ddtlab/ddt/internal/modroot"
 	"github.com/ddtlab/ddt/internal/playground"
 )
 
@@ -35,12 +35,8 @@ func main() {
 func run(addr, export, root, goBin string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cache, err := os.UserCacheDir()
+	dir, err := modroot.CacheDir()
 	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "ddt-playground")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "ddt serve: building the playground (GOOS=js GOARCH=wasm) from %s\n", root)

@@ -154,7 +154,9 @@ func findMPICH(t *testing.T) (compiler, string) {
 	return compiler{}, strings.Join(why, "; ")
 }
 
-func cases(t *testing.T) []testCase {
+// goldenCases are the types of the export golden inputs
+// (lang/testdata/export/*.ddt).
+func goldenCases(t *testing.T) []testCase {
 	var cs []testCase
 	files, _ := filepath.Glob("../../lang/testdata/export/*.ddt")
 	for _, f := range files {
@@ -168,6 +170,11 @@ func cases(t *testing.T) []testCase {
 		}
 		cs = append(cs, testCase{name: filepath.Base(f), t: ty})
 	}
+	return cs
+}
+
+func cases(t *testing.T) []testCase {
+	cs := goldenCases(t)
 	for _, e := range edgeCases(t) {
 		cs = append(cs, e)
 	}

@@ -24,19 +24,7 @@ type layout [5]int64
 // exportCases are the types the Fortran and Python exports are checked on:
 // the export golden inputs, the edge cases and random types.
 func exportCases(t *testing.T, n int) []testCase {
-	var cs []testCase
-	files, _ := filepath.Glob("../../lang/testdata/export/*.ddt")
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ty, err := lang.Parse(f, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs = append(cs, testCase{name: filepath.Base(f), t: ty})
-	}
+	cs := goldenCases(t)
 	cs = append(cs, edgeCases(t)...)
 	r := rand.New(rand.NewPCG(fixedSeed, 90))
 	for i := range n {

@@ -2,8 +2,6 @@ package lang
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,44 +9,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// TestExportCGolden compares ExportC of each testdata/export/*.ddt with its
-// .c golden file (go test -run ExportCGolden -update rewrites them).
-func TestExportCGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/export/*.ddt")
-	if err != nil || len(files) == 0 {
-		t.Fatal("no golden inputs", err)
-	}
-	for _, name := range files {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ty, err := Parse(name, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := strings.TrimSuffix(filepath.Base(name), ".ddt")
-		got, err := ExportC(ty, base)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		golden := strings.TrimSuffix(name, ".ddt") + ".c"
-		if *update {
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: ExportC differs from %s:\n%s", name, golden, got)
-		}
-	}
-}
 
 func TestExportCErrors(t *testing.T) {
 	i := datatype.Of(datatype.Int)

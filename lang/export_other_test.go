@@ -9,11 +9,11 @@ import (
 	"github.com/ddtlab/ddt/datatype"
 )
 
-// TestExportOtherGolden compares ExportFortran and ExportPython of each
-// testdata/export/*.ddt with its .f90 and .py golden files (go test -run
-// ExportOtherGolden -update rewrites them). internal/conformance compiles
-// and runs the exports with MPICH, Open MPI and mpi4py.
-func TestExportOtherGolden(t *testing.T) {
+// TestExportGolden compares ExportC, ExportFortran and ExportPython of
+// each testdata/export/*.ddt with its .c, .f90 and .py golden files (go
+// test -run ExportGolden -update rewrites them). internal/conformance
+// compiles and runs the exports with MPICH, Open MPI and mpi4py.
+func TestExportGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/export/*.ddt")
 	if err != nil || len(files) == 0 {
 		t.Fatal("no golden inputs", err)
@@ -31,7 +31,7 @@ func TestExportOtherGolden(t *testing.T) {
 		for _, x := range []struct {
 			ext string
 			fn  func(*datatype.Type, string) (string, error)
-		}{{".f90", ExportFortran}, {".py", ExportPython}} {
+		}{{".c", ExportC}, {".f90", ExportFortran}, {".py", ExportPython}} {
 			got, err := x.fn(ty, base)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)

@@ -53,6 +53,9 @@ func (z *builder) alloc(n Node) *Node {
 }
 
 func (z *builder) leaf(size int64) *Node {
+	if size > 0 && size < int64(len(smallLeaves)) {
+		return &smallLeaves[size]
+	}
 	for _, l := range z.leaves {
 		if l != nil && l.Size == size {
 			return l
@@ -63,6 +66,15 @@ func (z *builder) leaf(size int64) *Node {
 	z.nleaf++
 	return l
 }
+
+// smallLeaves are the leaves of up to 32 bytes (basic types, small
+// structs), shared by all programs: nodes are immutable.
+var smallLeaves = func() (ls [33]Node) {
+	for i := range ls {
+		ls[i] = Node{Op: ContigFinal, Size: int64(i), Extent: int64(i)}
+	}
+	return ls
+}()
 
 // withExtent returns n with its Extent set to ext: n itself, or for a
 // shared leaf of another extent a copy.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
@@ -111,13 +112,23 @@ type Committed struct {
 	t *datatype.Type
 	// normalized is set when prog is the simplification of t's program
 	normalized bool
-	kind       Engine
+	kind       Engine // as asked; what Auto chose once eng is set
+	lv         engine.Level
 	prog       *dame.Program // nil for the reference engine until Program is called
-	eng        engine.Engine
-	sig        sig.Sig // signature of one instance (seed 004), computed at commit
-	progMu     sync.Once
-	treeMu     sync.Once
-	tree       *sig.Tree // built on first use
+	// eng is the engine, built on first use (newEngine): a type committed
+	// and freed without moving data never pays for its plan.
+	eng    atomic.Pointer[engineRef]
+	sigMu  sync.Once
+	sig    sig.Sig // signature of one instance (seed 004), on first use
+	progMu sync.Once
+	treeMu sync.Once
+	tree   *sig.Tree // built on first use
+}
+
+// engineRef holds a Committed's engine and the name Engine reports.
+type engineRef struct {
+	engine.Engine
+	kind Engine
 }
 
 // Commit prepares t for packing with the default options.
@@ -131,6 +142,9 @@ func Commit(t *datatype.Type) (*Committed, error) { return CommitWith(t, Options
 // whose work is bounded by the bytes moved, whatever Options.Engine says.
 func Compilable(t *datatype.Type) bool {
 	const limit = 1 << 20
+	if t.ExpandedNodes() <= limit {
+		return true
+	}
 	distinct, expanded := t.Nodes(limit + 1)
 	return expanded <= limit || expanded <= 16*distinct
 }
@@ -161,7 +175,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		lv = min(l, engine.MaxLevel())
 	}
 	if opts.Engine == Reference || !Compilable(t) {
-		return &Committed{t: t, kind: Reference, sig: sig.Of(t), eng: engine.NewReference(t)}, nil
+		return &Committed{t: t, kind: Reference, lv: lv}, nil
 	}
 	// one allocation for the committed type and its program
 	cp := new(struct {
@@ -169,25 +183,46 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		p dame.Program
 	})
 	c := &cp.c
-	*c = Committed{t: t, kind: opts.Engine, sig: sig.Of(t), prog: &cp.p}
+	c.t, c.kind, c.lv, c.prog = t, opts.Engine, lv, &cp.p
 	dame.CompileTo(c.prog, t)
 	c.normalize(opts.Normalize)
-	switch c.kind {
-	case Interpreter:
-		c.eng = engine.NewInterp(c.prog, lv)
-	case Compiled:
-		c.eng = engine.NewCompiled(c.prog, lv)
-	default:
-		c.eng = engine.Choose(c.prog, lv)
-		if opts.JITNow {
-			compileNow(c.eng)
-		}
-		c.kind = Compiled
-		if _, ok := c.eng.(*engine.Compiled); !ok {
-			c.kind = Auto // a native engine linked in
-		}
+	if opts.JITNow && c.kind == Auto {
+		compileNow(c.engine())
 	}
 	return c, nil
+}
+
+// engine returns c's engine, building it on first use.
+func (c *Committed) engine() engine.Engine {
+	if r := c.eng.Load(); r != nil {
+		return r.Engine
+	}
+	return c.newEngine().Engine
+}
+
+// newEngine builds c's engine. Goroutines that race here build one each;
+// all use the first one stored (engines are immutable plans, and a
+// native engine compiles its code only once it is used).
+func (c *Committed) newEngine() *engineRef {
+	r := &engineRef{kind: c.kind}
+	switch c.kind {
+	case Reference:
+		r.Engine = engine.NewReference(c.t)
+	case Interpreter:
+		r.Engine = engine.NewInterp(c.prog, c.lv)
+	case Compiled:
+		r.Engine = engine.NewCompiled(c.prog, c.lv)
+	default:
+		r.Engine = engine.Choose(c.prog, c.lv)
+		r.kind = Compiled
+		if _, ok := r.Engine.(*engine.Compiled); !ok {
+			r.kind = Auto // a native engine linked in
+		}
+	}
+	if c.eng.CompareAndSwap(nil, r) {
+		return r
+	}
+	return c.eng.Load()
 }
 
 // normalize replaces c's program by its simplification (dame.Simplify)
@@ -213,7 +248,7 @@ func (c *Committed) Program() *dame.Program {
 // Plan describes how the engine moves the data: its name, kernel set and
 // the kernel chosen for each primitive (building the plan if no data has
 // moved yet).
-func (c *Committed) Plan() string { return c.eng.String() }
+func (c *Committed) Plan() string { return c.engine().String() }
 
 // Normalized reports whether the engines run a simplified program: one
 // cheaper than the type's compiled program, moving the same bytes in the
@@ -249,7 +284,10 @@ func normalized(t *datatype.Type, p *dame.Program, mode Normalization) *dame.Pro
 
 // Signature is the type signature of one instance (its hash and element
 // count, seed 004), computed at commit from the type tree.
-func (c *Committed) Signature() sig.Sig { return c.sig }
+func (c *Committed) Signature() sig.Sig {
+	c.sigMu.Do(func() { c.sig = sig.Of(c.t) })
+	return c.sig
+}
 
 // SignatureTree is the signature tree of the type (built on first use, in
 // O(nodes)): prefixes, elements and Match against a received message's
@@ -271,7 +309,7 @@ func (c *Committed) MessageSignature(count int64) (sig.Sig, error) {
 	if count < 0 {
 		return sig.Sig{}, fmt.Errorf("negative count %d", count)
 	}
-	return c.sig.Repeat(count)
+	return c.Signature().Repeat(count)
 }
 
 // Type returns the committed type.
@@ -280,7 +318,15 @@ func (c *Committed) Type() *datatype.Type { return c.t }
 // Engine returns the engine the committed type uses: the one asked for,
 // or for Auto the one commit chose (Compiled, or Auto itself when the
 // choice is an engine without a name of its own, such as native code).
-func (c *Committed) Engine() Engine { return c.kind }
+func (c *Committed) Engine() Engine {
+	if c.kind != Auto {
+		return c.kind
+	}
+	if r := c.eng.Load(); r != nil {
+		return r.kind
+	}
+	return c.newEngine().kind
+}
 
 // PackSize is the number of bytes Pack produces for count instances.
 func (c *Committed) PackSize(count int64) (int64, error) {
@@ -372,11 +418,11 @@ func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) 
 // packRange and unpackRange run the engine on a range of the packed
 // stream. The caller has checked the whole message against the buffers.
 func (c *Committed) packRange(dst, src []byte, origin, count, from int64) {
-	c.eng.Pack(dst, src, origin, count, from)
+	c.engine().Pack(dst, src, origin, count, from)
 }
 
 func (c *Committed) unpackRange(dst, src []byte, origin, count, from int64) {
-	c.eng.Unpack(dst, src, origin, count, from)
+	c.engine().Unpack(dst, src, origin, count, from)
 }
 
 func addOK(a, b int64) (int64, bool) {

@@ -18,7 +18,9 @@ func Compile(t *datatype.Type) *Program {
 // CompileTo is Compile into *p (which it overwrites), for callers that
 // allocate the Program together with their own data.
 func CompileTo(p *Program, t *datatype.Type) {
-	*p = Program{Size: t.Size(), Extent: t.Extent()}
+	clear(p.inline[:])
+	p.Root, p.Off, p.Depth = nil, 0, 0
+	p.Size, p.Extent, p.Align = t.Size(), t.Extent(), 0
 	if t.Size() == 0 {
 		p.Align = 16
 		return
@@ -33,7 +35,14 @@ func CompileTo(p *Program, t *datatype.Type) {
 // builder allocates the nodes of one program in slabs, the first one
 // inside the Program. Nodes never move: a full slab is left as it is and a
 // new one started.
-type builder struct{ slab []Node }
+type builder struct {
+	slab []Node
+	// leaves are the last leaves made, shared by every node that moves
+	// that many bytes (nodes are immutable once built; build, which sets
+	// the Extent of the node it returns, copies a shared leaf first).
+	leaves [4]*Node
+	nleaf  int
+}
 
 func (z *builder) alloc(n Node) *Node {
 	if len(z.slab) == cap(z.slab) {
@@ -44,7 +53,28 @@ func (z *builder) alloc(n Node) *Node {
 }
 
 func (z *builder) leaf(size int64) *Node {
-	return z.alloc(Node{Op: ContigFinal, Size: size, Extent: size})
+	for _, l := range z.leaves {
+		if l != nil && l.Size == size {
+			return l
+		}
+	}
+	l := z.alloc(Node{Op: ContigFinal, Size: size, Extent: size})
+	z.leaves[z.nleaf%len(z.leaves)] = l
+	z.nleaf++
+	return l
+}
+
+// withExtent returns n with its Extent set to ext: n itself, or for a
+// shared leaf of another extent a copy.
+func (z *builder) withExtent(n *Node, ext int64) *Node {
+	if n.Extent == ext {
+		return n
+	}
+	if n.Op == ContigFinal {
+		return z.alloc(Node{Op: ContigFinal, Size: n.Size, Extent: ext})
+	}
+	n.Extent = ext
+	return n
 }
 
 func leaf(size int64) *Node { return &Node{Op: ContigFinal, Size: size, Extent: size} }
@@ -56,8 +86,7 @@ func (z *builder) build(t *datatype.Type) (*Node, int64) {
 		return nil, 0
 	}
 	n, off := z.build1(t)
-	n.Extent = t.Extent()
-	return n, off
+	return z.withExtent(n, t.Extent()), off
 }
 
 func (z *builder) build1(t *datatype.Type) (*Node, int64) {
@@ -138,8 +167,7 @@ func (z *builder) vector(count, bl, stride int64, c *Node) *Node {
 		return z.alloc(Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: z.leaf(L)}).finish()
 	}
 	if bl > 1 {
-		inner := z.vector(bl, 1, c.Extent, c)
-		inner.Extent = c.Extent * bl // not used for bl == 1 parents
+		inner := z.withExtent(z.vector(bl, 1, c.Extent, c), c.Extent*bl) // not used for bl == 1 parents
 		return z.vector(count, 1, stride, inner)
 	}
 	if count == 1 {

@@ -75,13 +75,15 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 		return nil, lowerErr(c, err, args())
 	}
 	r := t.shallow(c, old)
-	r.sizes, r.subsizes, r.starts, r.order = slices.Clone(sizes), slices.Clone(subsizes), slices.Clone(starts), order
+	r.order = order
+	r.x = &extra{sizes: slices.Clone(sizes), subsizes: slices.Clone(subsizes), starts: slices.Clone(starts)}
 	return r, nil
 }
 
 // shallow returns a type of combiner c with t's layout whose lower form is t.
 func (t *Type) shallow(c Combiner, old *Type) *Type {
-	r := &Type{combiner: c, types: []*Type{old}, lower: t, depth: old.depth + 1}
+	r := &Type{combiner: c, lower: t, depth: old.depth + 1, expanded: addExpanded(1, t.expanded)}
+	r.setOld(old)
 	r.size, r.lb, r.ub, r.trueLB, r.trueUB = t.size, t.lb, t.ub, t.trueLB, t.trueUB
 	r.align, r.elements, r.dataLB, r.dataUB, r.contig = t.align, t.elements, t.dataLB, t.dataUB, t.contig
 	return r
@@ -200,9 +202,9 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 		return nil, lowerErr(c, err, args())
 	}
 	res := t.shallow(c, old)
-	res.nprocs, res.rank, res.order = size, rank, order
-	res.gsizes, res.dargs, res.psizes = slices.Clone(gsizes), slices.Clone(dargs), slices.Clone(psizes)
-	res.distribs = slices.Clone(distribs)
+	res.order = order
+	res.x = &extra{nprocs: size, rank: rank, gsizes: slices.Clone(gsizes), dargs: slices.Clone(dargs),
+		psizes: slices.Clone(psizes), distribs: slices.Clone(distribs)}
 	return res, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/optimal"
 	"github.com/ddtlab/ddt/sig"
 )
 
@@ -48,25 +47,28 @@ func ParseEngine(name string) (Engine, error) {
 	return 0, fmt.Errorf("unknown engine %q (want one of %v)", name, engineNames[:])
 }
 
-// Normalization says when commit replaces the program of a type by the
-// program of a cheaper type with the same type map (seed 000, section VI).
+// Normalization says when commit replaces the program of a type by a
+// cheaper program that moves the same bytes in the same order
+// (dame.Simplify: the local rewrites, and optimal reconstruction of block
+// lists, of seed 000 section VI, applied to the program).
 type Normalization uint8
 
-// Normalization modes. NormalizeAuto (the zero value) normalizes where it
-// pays: when the DAME program still holds an explicit list of 16 to
-// AutoNormalizeEntries blocks (after merging touching blocks and finding
-// runs of constant stride) whose gaps mostly repeat, where hidden regular
-// structure is likely and the optimizer takes tens of microseconds. Types
-// built from contiguous, vector, hvector, subarray and resized nodes, and
-// lists the compiler already reduced (a row and a column listed element by
-// element), compile to near-optimal programs; random lists have no
-// structure to find. NormalizeAlways normalizes every type within the
-// commit budget (optimal.CommitNormalizeOptions: exact reconstruction only
-// on small sequences, about a millisecond of work, nothing for very large
-// trees); NormalizeNever never does.
+// Normalization modes. NormalizeAuto (the zero value) simplifies where it
+// pays: when the DAME program still holds explicit lists of 16 to
+// AutoNormalizeEntries blocks in all (after Compile merged touching blocks
+// and found runs of constant stride) whose gaps mostly repeat, where
+// hidden regular structure is likely and the reconstruction takes tens of
+// microseconds; the check costs O(nodes + blocks) and allocates nothing.
+// Types built from contiguous, vector, hvector, subarray and resized
+// nodes, and lists the compiler already reduced (a row and a column listed
+// element by element), compile to near-optimal programs; random lists have
+// no structure to find. NormalizeAlways simplifies every program within
+// dame.CommitBudget (exact reconstruction only of sequences of up to 64
+// blocks, about a millisecond of work, nothing for programs of more than
+// 2^14 nodes and list entries); NormalizeNever never does.
 //
 // Normalization never changes the user's type, its Contents or anything
-// Committed reports about it; only the engines run the normalized program.
+// Committed reports about it; only the engines run the simplified program.
 // The reference engine never normalizes.
 const (
 	NormalizeAuto Normalization = iota
@@ -101,17 +103,18 @@ type Options struct {
 }
 
 // AutoNormalizeEntries bounds the number of blocks of the lists that
-// NormalizeAuto hands to the optimizer.
+// NormalizeAuto hands to dame.Simplify.
 const AutoNormalizeEntries = 1024
 
 // Committed is a type ready to pack and unpack. It is immutable and safe
 // for concurrent use.
 type Committed struct {
-	t    *datatype.Type
-	exec *datatype.Type // the type the program was compiled from: t, or t normalized
-	kind Engine         // as asked; what Auto chose once eng is set
-	lv   engine.Level
-	prog *dame.Program // nil for the reference engine until Program is called
+	t *datatype.Type
+	// normalized is set when prog is the simplification of t's program
+	normalized bool
+	kind       Engine // as asked; what Auto chose once eng is set
+	lv         engine.Level
+	prog       *dame.Program // nil for the reference engine until Program is called
 	// eng is the engine, built on first use (newEngine): a type committed
 	// and freed without moving data never pays for its plan.
 	eng    atomic.Pointer[engineRef]
@@ -172,7 +175,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		lv = min(l, engine.MaxLevel())
 	}
 	if opts.Engine == Reference || !Compilable(t) {
-		return &Committed{t: t, exec: t, kind: Reference, lv: lv}, nil
+		return &Committed{t: t, kind: Reference, lv: lv}, nil
 	}
 	// one allocation for the committed type and its program
 	cp := new(struct {
@@ -180,16 +183,9 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		p dame.Program
 	})
 	c := &cp.c
-	c.t, c.exec, c.kind, c.lv, c.prog = t, t, opts.Engine, lv, &cp.p
+	c.t, c.kind, c.lv, c.prog = t, opts.Engine, lv, &cp.p
 	dame.CompileTo(c.prog, t)
-	switch opts.Normalize {
-	case NormalizeAlways:
-		c.normalize()
-	case NormalizeAuto:
-		if dame.Irregular(c.prog, 16, AutoNormalizeEntries) {
-			c.normalize()
-		}
-	}
+	c.normalize(opts.Normalize)
 	if opts.JITNow && c.kind == Auto {
 		compileNow(c.engine())
 	}
@@ -229,21 +225,21 @@ func (c *Committed) newEngine() *engineRef {
 	return c.eng.Load()
 }
 
-// normalize replaces c's program by that of c's type normalized, if that
-// gains.
-func (c *Committed) normalize() {
-	if nt := normalized(c.t); nt != c.t {
-		c.exec, c.prog = nt, dame.Compile(nt)
+// normalize replaces c's program by its simplification (dame.Simplify)
+// as mode says, if that gains.
+func (c *Committed) normalize(mode Normalization) {
+	if q := normalized(c.t, c.prog, mode); q != c.prog {
+		c.prog, c.normalized = q, true
 	}
 }
 
-// Program returns the DAME program the type was compiled to (computing it
-// if the type was committed for the reference engine); when the type was
-// normalized it is the program of the normalized type.
+// Program returns the DAME program the engines run (computing it if the
+// type was committed for the reference engine): the type compiled, and
+// simplified when Normalized reports so.
 func (c *Committed) Program() *dame.Program {
 	c.progMu.Do(func() {
 		if c.prog == nil {
-			c.prog = dame.Compile(c.exec)
+			c.prog = dame.Compile(c.t)
 		}
 	})
 	return c.prog
@@ -254,27 +250,36 @@ func (c *Committed) Program() *dame.Program {
 // moved yet).
 func (c *Committed) Plan() string { return c.engine().String() }
 
-// Normalized reports whether the engines run the program of a normalized
-// form of the type (see Normalization).
-func (c *Committed) Normalized() bool { return c.exec != c.t }
+// Normalized reports whether the engines run a simplified program: one
+// cheaper than the type's compiled program, moving the same bytes in the
+// same order (see Normalization).
+func (c *Committed) Normalized() bool { return c.normalized }
 
-// normalized returns t normalized within the commit budget, or t itself if
-// that gains nothing or fails. The result has t's type map, lower bound and
-// extent, which is all the engines depend on.
-func normalized(t *datatype.Type) *datatype.Type {
-	nt, before, after, err := optimal.Normalize(t, optimal.CommitNormalizeOptions())
-	if err != nil || after >= before || nt.LB() != t.LB() || nt.Extent() != t.Extent() || nt.Size() != t.Size() {
-		return t
+// normalized returns p, the program of t, simplified as mode says
+// (dame.Simplify within dame.CommitBudget, or AutoBudget restricted to
+// lists of AutoNormalizeEntries blocks), or p itself.
+func normalized(t *datatype.Type, p *dame.Program, mode Normalization) *dame.Program {
+	var q *dame.Program
+	switch mode {
+	case NormalizeAlways:
+		q = dame.Simplify(p, dame.CommitBudget)
+	case NormalizeAuto:
+		b := dame.AutoBudget
+		b.MaxBlocks = AutoNormalizeEntries
+		q = dame.Simplify(p, b)
+	}
+	if q == nil || q == p {
+		return p
 	}
 	// Buffers are checked against t's data bounds; the engines must not
-	// reach further (they cannot if the type maps are equal, as Normalize
-	// guarantees, but this is what memory safety rests on).
-	lo, hi := nt.DataBounds()
+	// reach further (they cannot if the programs move the same bytes, as
+	// Simplify guarantees, but this is what memory safety rests on).
+	lo, hi, ok := q.DataBounds()
 	lo0, hi0 := t.DataBounds()
-	if lo < lo0 || hi > hi0 {
-		return t
+	if !ok || lo < lo0 || hi > hi0 || q.Size != t.Size() || q.Extent != t.Extent() {
+		return p
 	}
-	return nt
+	return q
 }
 
 // Signature is the type signature of one instance (its hash and element

@@ -218,7 +218,11 @@ func (b *blockList) add(disp, bl int64, c *Node, off int64) {
 // runs merge, runs of equal length and constant stride become a vector, and
 // blocks of equal children become an indexed (or blockindexed, or vector)
 // node. It returns the node and the displacement of its origin.
-func (b *blockList) node(z *builder) (*Node, int64) {
+func (b *blockList) node(z *builder) (*Node, int64) { return b.normalize(z, false) }
+
+// normalize is node; with mergeAll, touching blocks of equal children that
+// are not bytes merge too (a rule of Simplify).
+func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 	n := len(b.disps)
 	bytesOnly := true
 	for i, c := range b.kids {
@@ -249,6 +253,18 @@ func (b *blockList) node(z *builder) (*Node, int64) {
 	}
 	if !same {
 		return z.alloc(Node{Op: Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).finish(), 0
+	}
+	if mergeAll {
+		ds, bls, ext := b.disps[:1], b.bls[:1], b.kids[0].Extent
+		for i := 1; i < n; i++ {
+			k := len(ds) - 1
+			if ds[k]+bls[k]*ext == b.disps[i] {
+				bls[k] += b.bls[i] // block i continues block k
+				continue
+			}
+			ds, bls = append(ds, b.disps[i]), append(bls, b.bls[i])
+		}
+		b.disps, b.bls = ds, bls
 	}
 	return z.indexed(b.disps, b.bls, b.kids[0])
 }

@@ -154,6 +154,48 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 	limit := 4 + len(a.Displacements)/256
 	var cur segment // the open one; count 0 before the first run
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
+	if bls == nil && bl > 0 {
+		// Blocks of one length (block-indexed types): the same walk with
+		// the length hoisted, and a tight loop while runs of one block
+		// continue the open segment (the column of a matrix).
+		L0, n := bl*size, len(disps)
+		for i := 0; i < n; {
+			d, L := disps[i]*scale+off, L0
+			for i++; i < n && disps[i]*scale+off == d+L; i++ {
+				L += L0 // merge touching blocks
+			}
+			switch {
+			case L == cur.L && cur.count == 1:
+				cur.stride, cur.count, cur.next = d-cur.disp, 2, 2*d-cur.disp
+			case L == cur.L && d == cur.next:
+				cur.count++
+				cur.next += cur.stride
+			default:
+				if cur.count > 0 {
+					if len(segs)+1 == limit {
+						return nil, 0, false
+					}
+					segs = append(segs, cur)
+				}
+				cur = segment{disp: d, L: L, count: 1, next: d}
+				continue
+			}
+			if L != L0 {
+				continue
+			}
+			// cur has a stride and its runs are single blocks
+			for i < n {
+				d := disps[i]*scale + off
+				if d != cur.next || (i+1 < n && disps[i+1]*scale+off == d+L0) {
+					break
+				}
+				cur.count++
+				cur.next += cur.stride
+				i++
+			}
+		}
+		disps = nil // done: the general loop below has nothing to do
+	}
 	for i := 0; i < len(disps); {
 		// the run starting at block i, as in scanRuns
 		if bls != nil {

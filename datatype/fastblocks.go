@@ -42,6 +42,9 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 	if bls == nil && bl > 0 {
 		return t.constBlocks(bl, displs, scale, old, maxD, maxN)
 	}
+	if bls != nil && len(bls) == len(displs) && ext >= 0 && old.ub >= old.lb && old.size > 0 {
+		return t.forwardBlocks(bls, displs, scale, old, maxD, maxN)
+	}
 	var (
 		found, dfound    bool
 		lb, ub, dlb, dub int64
@@ -154,5 +157,64 @@ func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, max
 	t.elements = total * old.elements
 	t.align = old.align
 	t.contig = contig || old.size == 0
+	return true
+}
+
+// forwardBlocks is uniformBlocks for lists of block lengths of an old type
+// with data and a non-negative extent (with ub >= lb), the usual case:
+// every block then spans [d + lb, d + ub + (n-1)·extent) and its data
+// [d + dataLB, d + dataUB + (n-1)·extent), so the bounds follow from the
+// smallest start and the largest end of the blocks.
+func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, maxN int64) bool {
+	ext := old.Extent()
+	// a block of n old instances is contiguous when old is and, for n > 1,
+	// when old's instances touch
+	multiOK := old.contig && ext == old.size
+	sizeLimit := limit / old.size
+	dataLen := old.dataUB - old.dataLB
+	var (
+		found  bool
+		lo, hi int64 // smallest start and largest end, in bytes from displacement 0
+		total  int64 // old instances, bounded by sizeLimit
+		contig = old.contig
+		next   int64 // where the data of the next block must start to stay contiguous
+		ok     = true
+	)
+	for i, n := range bls {
+		if n == 0 {
+			continue
+		}
+		d := displs[i]
+		if n > maxN || abs64(d) > maxD {
+			return false
+		}
+		total += n
+		ok = ok && total <= sizeLimit
+		db := d * scale
+		end := db + (n-1)*ext
+		if !found {
+			found, lo, hi = true, db, end
+		} else {
+			lo, hi = min(lo, db), max(hi, end)
+			contig = contig && db+old.dataLB == next
+		}
+		contig = contig && (n == 1 || multiOK)
+		next = end + old.dataLB + dataLen
+	}
+	if !ok {
+		return false
+	}
+	if !found {
+		t.zerolen()
+		return true
+	}
+	t.lb, t.ub = old.lb+lo, old.ub+hi
+	t.trueLB = t.lb + (old.trueLB - old.lb)
+	t.trueUB = t.ub + (old.trueUB - old.ub)
+	t.dataLB, t.dataUB = lo+old.dataLB, hi+old.dataUB
+	t.size = total * old.size
+	t.elements = total * old.elements
+	t.align = old.align
+	t.contig = contig
 	return true
 }

@@ -53,6 +53,9 @@ func (z *builder) alloc(n Node) *Node {
 }
 
 func (z *builder) leaf(size int64) *Node {
+	if size > 0 && size < int64(len(smallLeaves)) {
+		return &smallLeaves[size]
+	}
 	for _, l := range z.leaves {
 		if l != nil && l.Size == size {
 			return l
@@ -63,6 +66,15 @@ func (z *builder) leaf(size int64) *Node {
 	z.nleaf++
 	return l
 }
+
+// smallLeaves are the leaves of up to 32 bytes (basic types, small
+// structs), shared by all programs: nodes are immutable.
+var smallLeaves = func() (ls [33]Node) {
+	for i := range ls {
+		ls[i] = Node{Op: ContigFinal, Size: int64(i), Extent: int64(i)}
+	}
+	return ls
+}()
 
 // withExtent returns n with its Extent set to ext: n itself, or for a
 // shared leaf of another extent a copy.
@@ -184,22 +196,46 @@ func (z *builder) vector(count, bl, stride int64, c *Node) *Node {
 // are normalized into one node.
 type blockList struct {
 	disps, bls []int64
-	kids       []*Node
+	// kids are the blocks' children; nil while every block has the child
+	// one (indexed types), so that no list of n equal pointers is made.
+	kids []*Node
+	one  *Node
 }
 
-// newBlockList returns a list with room for n blocks in two allocations.
+// newBlockList returns a list with room for n blocks in one allocation
+// (and one more for the children once they differ).
 func newBlockList(n int) blockList {
 	buf := make([]int64, 2*n)
-	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n], kids: make([]*Node, 0, n)}
+	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n]}
+}
+
+// kid is the child of block i.
+func (b *blockList) kid(i int) *Node {
+	if b.kids == nil {
+		return b.one
+	}
+	return b.kids[i]
 }
 
 func (b *blockList) add(disp, bl int64, c *Node, off int64) {
 	if bl == 0 || c == nil {
 		return
 	}
+	switch {
+	case b.one == nil:
+		b.one = c
+	case b.kids != nil:
+		b.kids = append(b.kids, c)
+	case c != b.one:
+		// the first block of another child: list them all
+		b.kids = make([]*Node, 0, cap(b.disps))
+		for range b.disps {
+			b.kids = append(b.kids, b.one)
+		}
+		b.kids = append(b.kids, c)
+	}
 	b.disps = append(b.disps, disp+off)
 	b.bls = append(b.bls, bl)
-	b.kids = append(b.kids, c)
 }
 
 // node normalizes the blocks: contiguous children become byte runs, touching
@@ -213,8 +249,8 @@ func (b *blockList) node(z *builder) (*Node, int64) { return b.normalize(z, fals
 func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 	n := len(b.disps)
 	bytesOnly := true
-	for i, c := range b.kids {
-		if c.Op != ContigFinal || (b.bls[i] > 1 && c.Extent != c.Size) {
+	for i := range n {
+		if c := b.kid(i); c.Op != ContigFinal || (b.bls[i] > 1 && c.Extent != c.Size) {
 			bytesOnly = false
 			break
 		}
@@ -223,7 +259,7 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 		// runs of bytes, written over the lists (run k <= block i)
 		ds, ls := b.disps[:0], b.bls[:0]
 		for i := range n {
-			d, L := b.disps[i], b.bls[i]*b.kids[i].Size
+			d, L := b.disps[i], b.bls[i]*b.kid(i).Size
 			if k := len(ds) - 1; k >= 0 && ds[k]+ls[k] == d {
 				ls[k] += L // merge touching blocks
 				continue
@@ -233,7 +269,7 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 		return z.byteRuns(ds, ls)
 	}
 	same := true
-	for i := 1; i < n; i++ {
+	for i := 1; i < n && b.kids != nil; i++ {
 		if !Equal(b.kids[i], b.kids[0]) {
 			same = false
 			break
@@ -243,7 +279,7 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 		return z.alloc(Node{Op: Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).finish(), 0
 	}
 	if mergeAll {
-		ds, bls, ext := b.disps[:1], b.bls[:1], b.kids[0].Extent
+		ds, bls, ext := b.disps[:1], b.bls[:1], b.kid(0).Extent
 		for i := 1; i < n; i++ {
 			k := len(ds) - 1
 			if ds[k]+bls[k]*ext == b.disps[i] {
@@ -254,7 +290,7 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 		}
 		b.disps, b.bls = ds, bls
 	}
-	return z.indexed(b.disps, b.bls, b.kids[0])
+	return z.indexed(b.disps, b.bls, b.kid(0))
 }
 
 // maxBlocklen is the largest block length of an indexed type's arguments.

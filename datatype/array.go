@@ -68,15 +68,24 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	if k.err != nil {
 		return nil, overflowErr(c, "array extent", args())
 	}
-	if t, err = Struct([]int64{1}, []int64{disp}, []*Type{t}); err != nil {
-		return nil, lowerErr(c, err, args())
+	if disp != 0 {
+		// the block at its displacement (MPICH places it with a struct of
+		// one block; one hindexed_block has the same type map and bounds,
+		// and no struct padding applies to a single member)
+		if t, err = HIndexedBlock(1, []int64{disp}, t); err != nil {
+			return nil, lowerErr(c, err, args())
+		}
 	}
 	if t, err = Resized(t, 0, total); err != nil {
 		return nil, lowerErr(c, err, args())
 	}
 	r := t.shallow(c, old)
 	r.order = order
-	r.x = &extra{sizes: slices.Clone(sizes), subsizes: slices.Clone(subsizes), starts: slices.Clone(starts)}
+	buf := make([]int64, 3*n)
+	copy(buf, sizes)
+	copy(buf[n:], subsizes)
+	copy(buf[2*n:], starts)
+	r.x = &extra{sizes: buf[:n:n], subsizes: buf[n : 2*n : 2*n], starts: buf[2*n:]}
 	return r, nil
 }
 

@@ -143,6 +143,9 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		if c.Op == ContigFinal && (c.Extent == c.Size || maxBlocklen(a) <= 1) {
 			return z.leafRuns(a, scale, off, c.Size)
 		}
+		if len(a.Displacements) == 1 && (a.Blocklengths == nil && a.Blocklength == 1 || a.Blocklengths != nil && a.Blocklengths[0] == 1) {
+			return c, a.Displacements[0]*scale + off // one instance of old, placed (subarray, darray)
+		}
 		bs := newBlockList(len(a.Displacements))
 		for i, d := range a.Displacements {
 			bl := a.Blocklength
@@ -153,6 +156,10 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		}
 		return bs.node(z)
 	case datatype.CombinerStruct:
+		if len(a.Displacements) == 1 && a.Blocklengths[0] == 1 {
+			c, off := z.build(a.Types[0])
+			return c, a.Displacements[0] + off
+		}
 		bs := newBlockList(len(a.Displacements))
 		for i, d := range a.Displacements {
 			if a.Blocklengths[i] == 0 || a.Types[i].Size() == 0 {

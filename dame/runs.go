@@ -38,9 +38,16 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64) (*Node, int6
 			return withOr(nd, d, or)
 		}
 	}
-	// One allocation holds the run displacements and lengths.
-	buf := make([]int64, 2*n)
-	ds, ls := buf[:n:n], buf[n:2*n:2*n]
+	ds := make([]int64, n)
+	if bls := a.Blocklengths; bls != nil {
+		if or, ok := separateDisps(ds, a, scale, off, size); ok {
+			// No block is empty or touches the one before, and one has a
+			// single leaf: the runs are the blocks, their lengths in
+			// leaves the type's own block lengths (immutable, shared).
+			return withOr(z.alloc(Node{Op: Index, Blocklens: bls, Disps: ds, Child: z.leaf(size)}).finish(), 0, or)
+		}
+	}
+	ls := make([]int64, n)
 	k, or, lmin, lmax := scanRuns(ds, ls, a, scale, off, size)
 	ds, ls = ds[:k], ls[:k]
 	if lmin == lmax {
@@ -89,6 +96,29 @@ func blockDisps(ds, disps []int64, scale, off, L int64) (int, uint64) {
 		ds[i], end = d, d+L
 	}
 	return m, or
+}
+
+// separateDisps writes the byte displacements of the blocks of an indexed
+// type of a leaf (see leafRuns) to ds and returns their OR, if no block is
+// empty or starts where the one before ends, some block has one leaf and
+// not all have; ok is false otherwise (ds is then partly written).
+func separateDisps(ds []int64, a datatype.Args, scale, off, size int64) (or uint64, ok bool) {
+	disps, bls := a.Displacements, a.Blocklengths
+	ds = ds[:len(disps)]
+	bls = bls[:len(disps)]
+	one, other := false, false
+	end := disps[0]*scale + off - 1 // no block ends there
+	for i, d := range disps {
+		bl := bls[i]
+		d = d*scale + off
+		if bl == 0 || d == end {
+			return 0, false
+		}
+		one, other = one || bl == 1, other || bl != 1
+		or |= uint64(d)
+		ds[i], end = d, d+bl*size
+	}
+	return or, one && other
 }
 
 // scanRuns writes the runs of the blocks of an indexed type of a leaf (see

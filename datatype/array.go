@@ -3,6 +3,7 @@ package datatype
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // Subarray is MPI_Type_create_subarray: the subsizes block at starts of an
@@ -45,7 +46,8 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	var k calc
 	ext := old.Extent()
 	args := func() string {
-		return fmt.Sprintf("sizes=%v, subsizes=%v, starts=%v, extent(oldtype)=%d", sizes, subsizes, starts, ext)
+		return "sizes=" + list(sizes) + ", subsizes=" + list(subsizes) + ", starts=" + list(starts) +
+			", extent(oldtype)=" + strconv.FormatInt(ext, 10)
 	}
 	stride := ext // bytes between consecutive indices of dimension dim(j)
 	var disp int64
@@ -177,7 +179,7 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 	// that bounds and true bounds come out the same.
 	ext := old.Extent()
 	args := func() string {
-		return fmt.Sprintf("gsizes=%v, psizes=%v, extent(oldtype)=%d", gsizes, psizes, ext)
+		return "gsizes=" + list(gsizes) + ", psizes=" + list(psizes) + ", extent(oldtype)=" + strconv.FormatInt(ext, 10)
 	}
 	t := old
 	var err error
@@ -301,4 +303,17 @@ func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np,
 		return nil, overflowErr(c, "displacement", args())
 	}
 	return nt, nil
+}
+
+// list formats xs as fmt's %v does ([1 2 3]) without letting xs escape to
+// the heap (the constructors' callers pass literal slices).
+func list(xs []int64) string {
+	b := []byte{'['}
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, x, 10)
+	}
+	return string(append(b, ']'))
 }

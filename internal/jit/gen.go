@@ -404,6 +404,16 @@ func unroll(c, count int64) int64 {
 	return u
 }
 
+// unrollOf is unroll for count instances of c (cost cc moves), stride
+// bytes apart: gathered elements go 16 per iteration (two vector
+// stores), which measured a few percent faster than 8.
+func (g *gen) unrollOf(c *dame.Node, stride, cc, count int64) int64 {
+	if g.gathers(c, stride) && count >= 16 {
+		return 16
+	}
+	return unroll(cc, min(count, 8))
+}
+
 // loop emits count instances of c, stride bytes apart, the first at
 // mb+mo: unrolled entirely when short, otherwise a counted loop whose body
 // holds a few copies.
@@ -419,7 +429,7 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 		}
 		return
 	}
-	u := unroll(cc, count)
+	u := g.unrollOf(c, stride, cc, count)
 	g.flush()
 	rm, rc := g.alloc(), g.alloc()
 	g.a.lea(rm, at(mb, g.d32(mo)))
@@ -450,7 +460,7 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	start := g.a.pc()
 	g.po = 0
 	g.prepare(c)
-	u := unroll(g.cost(c), 8)
+	u := g.unrollOf(c, stride, g.cost(c), 16)
 	rem := -1
 	if u > 1 {
 		g.a.cmpImm(rcx, int32(u))

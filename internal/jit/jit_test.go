@@ -215,6 +215,10 @@ func TestShapes(t *testing.T) {
 		"overlap":     must(datatype.Resized(must(datatype.Vector(3, 2, 1, i32)), 0, 4)),
 		"deep":        must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, dbl)))))))))),
 		"negstride":   must(datatype.Vector(50, 1, -3, dbl)),
+		"gather15":    must(datatype.Vector(15, 1, 3, dbl)),                                   // a group, a pair and one, unrolled
+		"gather37":    must(datatype.Vector(37, 1, 24, dbl)),                                  // loop of 16 and a remainder of 5
+		"gathernest":  must(datatype.Vector(20, 1, 50, must(datatype.Vector(3, 1, 7, dbl)))),  // gathers inside a loop body
+		"gatherneg":   must(datatype.Resized(must(datatype.Vector(2, 1, -5, dbl)), -40, 200)), // instances of two elements
 		// instances above the unit size: the Go side walks the blocks
 		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
 			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/optimal"
 	"github.com/ddtlab/ddt/sig"
 )
 
@@ -47,25 +47,28 @@ func ParseEngine(name string) (Engine, error) {
 	return 0, fmt.Errorf("unknown engine %q (want one of %v)", name, engineNames[:])
 }
 
-// Normalization says when commit replaces the program of a type by the
-// program of a cheaper type with the same type map (seed 000, section VI).
+// Normalization says when commit replaces the program of a type by a
+// cheaper program that moves the same bytes in the same order
+// (dame.Simplify: the local rewrites, and optimal reconstruction of block
+// lists, of seed 000 section VI, applied to the program).
 type Normalization uint8
 
-// Normalization modes. NormalizeAuto (the zero value) normalizes where it
-// pays: when the DAME program still holds an explicit list of 16 to
-// AutoNormalizeEntries blocks (after merging touching blocks and finding
-// runs of constant stride) whose gaps mostly repeat, where hidden regular
-// structure is likely and the optimizer takes tens of microseconds. Types
-// built from contiguous, vector, hvector, subarray and resized nodes, and
-// lists the compiler already reduced (a row and a column listed element by
-// element), compile to near-optimal programs; random lists have no
-// structure to find. NormalizeAlways normalizes every type within the
-// commit budget (optimal.CommitNormalizeOptions: exact reconstruction only
-// on small sequences, about a millisecond of work, nothing for very large
-// trees); NormalizeNever never does.
+// Normalization modes. NormalizeAuto (the zero value) simplifies where it
+// pays: when the DAME program still holds explicit lists of 16 to
+// AutoNormalizeEntries blocks in all (after Compile merged touching blocks
+// and found runs of constant stride) whose gaps mostly repeat, where
+// hidden regular structure is likely and the reconstruction takes tens of
+// microseconds; the check costs O(nodes + blocks) and allocates nothing.
+// Types built from contiguous, vector, hvector, subarray and resized
+// nodes, and lists the compiler already reduced (a row and a column listed
+// element by element), compile to near-optimal programs; random lists have
+// no structure to find. NormalizeAlways simplifies every program within
+// dame.CommitBudget (exact reconstruction only of sequences of up to 64
+// blocks, about a millisecond of work, nothing for programs of more than
+// 2^14 nodes and list entries); NormalizeNever never does.
 //
 // Normalization never changes the user's type, its Contents or anything
-// Committed reports about it; only the engines run the normalized program.
+// Committed reports about it; only the engines run the simplified program.
 // The reference engine never normalizes.
 const (
 	NormalizeAuto Normalization = iota
@@ -100,22 +103,33 @@ type Options struct {
 }
 
 // AutoNormalizeEntries bounds the number of blocks of the lists that
-// NormalizeAuto hands to the optimizer.
+// NormalizeAuto hands to dame.Simplify.
 const AutoNormalizeEntries = 1024
 
 // Committed is a type ready to pack and unpack. It is immutable and safe
 // for concurrent use.
 type Committed struct {
-	t      *datatype.Type
-	exec   *datatype.Type // the type the program was compiled from: t, or t normalized
-	kind   Engine
-	prog   *dame.Program // nil for the reference engine until Program is called
-	eng    engine.Engine
-	sig    sig.Sig // signature of one instance (seed 004), computed at commit
+	t *datatype.Type
+	// normalized is set when prog is the simplification of t's program
+	normalized bool
+	kind       Engine // as asked; what Auto chose once eng is set
+	lv         engine.Level
+	prog       *dame.Program // nil for the reference engine until Program is called
+	// eng is the engine, built on first use (newEngine): a type committed
+	// and freed without moving data never pays for its plan.
+	eng    atomic.Pointer[engineRef]
+	sigMu  sync.Once
+	sig    sig.Sig // signature of one instance (seed 004), on first use
 	progMu sync.Once
 	treeMu sync.Once
 	tree   *sig.Tree // built on first use
 	bounds bounds    // what Pack and Unpack check, precomputed
+}
+
+// engineRef holds a Committed's engine and the name Engine reports.
+type engineRef struct {
+	engine.Engine
+	kind Engine
 }
 
 // Commit prepares t for packing with the default options.
@@ -129,6 +143,9 @@ func Commit(t *datatype.Type) (*Committed, error) { return CommitWith(t, Options
 // whose work is bounded by the bytes moved, whatever Options.Engine says.
 func Compilable(t *datatype.Type) bool {
 	const limit = 1 << 20
+	if t.ExpandedNodes() <= limit {
+		return true
+	}
 	distinct, expanded := t.Nodes(limit + 1)
 	return expanded <= limit || expanded <= 16*distinct
 }
@@ -159,7 +176,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		lv = min(l, engine.MaxLevel())
 	}
 	if opts.Engine == Reference || !Compilable(t) {
-		return &Committed{t: t, exec: t, kind: Reference, sig: sig.Of(t), eng: engine.NewReference(t), bounds: boundsOf(t)}, nil
+		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t)}, nil
 	}
 	// one allocation for the committed type and its program
 	cp := new(struct {
@@ -167,49 +184,64 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		p dame.Program
 	})
 	c := &cp.c
-	*c = Committed{t: t, exec: t, kind: opts.Engine, sig: sig.Of(t), prog: &cp.p, bounds: boundsOf(t)}
+	c.t, c.kind, c.lv, c.prog = t, opts.Engine, lv, &cp.p
+	c.bounds = boundsOf(t)
 	dame.CompileTo(c.prog, t)
-	switch opts.Normalize {
-	case NormalizeAlways:
-		c.normalize()
-	case NormalizeAuto:
-		if dame.Irregular(c.prog, 16, AutoNormalizeEntries) {
-			c.normalize()
-		}
-	}
-	switch c.kind {
-	case Interpreter:
-		c.eng = engine.NewInterp(c.prog, lv)
-	case Compiled:
-		c.eng = engine.NewCompiled(c.prog, lv)
-	default:
-		c.eng = engine.Choose(c.prog, lv)
-		if opts.JITNow {
-			compileNow(c.eng)
-		}
-		c.kind = Compiled
-		if _, ok := c.eng.(*engine.Compiled); !ok {
-			c.kind = Auto // a native engine linked in
-		}
+	c.normalize(opts.Normalize)
+	if opts.JITNow && c.kind == Auto {
+		compileNow(c.engine())
 	}
 	return c, nil
 }
 
-// normalize replaces c's program by that of c's type normalized, if that
-// gains.
-func (c *Committed) normalize() {
-	if nt := normalized(c.t); nt != c.t {
-		c.exec, c.prog = nt, dame.Compile(nt)
+// engine returns c's engine, building it on first use.
+func (c *Committed) engine() engine.Engine {
+	if r := c.eng.Load(); r != nil {
+		return r.Engine
+	}
+	return c.newEngine().Engine
+}
+
+// newEngine builds c's engine. Goroutines that race here build one each;
+// all use the first one stored (engines are immutable plans, and a
+// native engine compiles its code only once it is used).
+func (c *Committed) newEngine() *engineRef {
+	r := &engineRef{kind: c.kind}
+	switch c.kind {
+	case Reference:
+		r.Engine = engine.NewReference(c.t)
+	case Interpreter:
+		r.Engine = engine.NewInterp(c.prog, c.lv)
+	case Compiled:
+		r.Engine = engine.NewCompiled(c.prog, c.lv)
+	default:
+		r.Engine = engine.Choose(c.prog, c.lv)
+		r.kind = Compiled
+		if _, ok := r.Engine.(*engine.Compiled); !ok {
+			r.kind = Auto // a native engine linked in
+		}
+	}
+	if c.eng.CompareAndSwap(nil, r) {
+		return r
+	}
+	return c.eng.Load()
+}
+
+// normalize replaces c's program by its simplification (dame.Simplify)
+// as mode says, if that gains.
+func (c *Committed) normalize(mode Normalization) {
+	if q := normalized(c.t, c.prog, mode); q != c.prog {
+		c.prog, c.normalized = q, true
 	}
 }
 
-// Program returns the DAME program the type was compiled to (computing it
-// if the type was committed for the reference engine); when the type was
-// normalized it is the program of the normalized type.
+// Program returns the DAME program the engines run (computing it if the
+// type was committed for the reference engine): the type compiled, and
+// simplified when Normalized reports so.
 func (c *Committed) Program() *dame.Program {
 	c.progMu.Do(func() {
 		if c.prog == nil {
-			c.prog = dame.Compile(c.exec)
+			c.prog = dame.Compile(c.t)
 		}
 	})
 	return c.prog
@@ -218,34 +250,46 @@ func (c *Committed) Program() *dame.Program {
 // Plan describes how the engine moves the data: its name, kernel set and
 // the kernel chosen for each primitive (building the plan if no data has
 // moved yet).
-func (c *Committed) Plan() string { return c.eng.String() }
+func (c *Committed) Plan() string { return c.engine().String() }
 
-// Normalized reports whether the engines run the program of a normalized
-// form of the type (see Normalization).
-func (c *Committed) Normalized() bool { return c.exec != c.t }
+// Normalized reports whether the engines run a simplified program: one
+// cheaper than the type's compiled program, moving the same bytes in the
+// same order (see Normalization).
+func (c *Committed) Normalized() bool { return c.normalized }
 
-// normalized returns t normalized within the commit budget, or t itself if
-// that gains nothing or fails. The result has t's type map, lower bound and
-// extent, which is all the engines depend on.
-func normalized(t *datatype.Type) *datatype.Type {
-	nt, before, after, err := optimal.Normalize(t, optimal.CommitNormalizeOptions())
-	if err != nil || after >= before || nt.LB() != t.LB() || nt.Extent() != t.Extent() || nt.Size() != t.Size() {
-		return t
+// normalized returns p, the program of t, simplified as mode says
+// (dame.Simplify within dame.CommitBudget, or AutoBudget restricted to
+// lists of AutoNormalizeEntries blocks), or p itself.
+func normalized(t *datatype.Type, p *dame.Program, mode Normalization) *dame.Program {
+	var q *dame.Program
+	switch mode {
+	case NormalizeAlways:
+		q = dame.Simplify(p, dame.CommitBudget)
+	case NormalizeAuto:
+		b := dame.AutoBudget
+		b.MaxBlocks = AutoNormalizeEntries
+		q = dame.Simplify(p, b)
+	}
+	if q == nil || q == p {
+		return p
 	}
 	// Buffers are checked against t's data bounds; the engines must not
-	// reach further (they cannot if the type maps are equal, as Normalize
-	// guarantees, but this is what memory safety rests on).
-	lo, hi := nt.DataBounds()
+	// reach further (they cannot if the programs move the same bytes, as
+	// Simplify guarantees, but this is what memory safety rests on).
+	lo, hi, ok := q.DataBounds()
 	lo0, hi0 := t.DataBounds()
-	if lo < lo0 || hi > hi0 {
-		return t
+	if !ok || lo < lo0 || hi > hi0 || q.Size != t.Size() || q.Extent != t.Extent() {
+		return p
 	}
-	return nt
+	return q
 }
 
 // Signature is the type signature of one instance (its hash and element
 // count, seed 004), computed at commit from the type tree.
-func (c *Committed) Signature() sig.Sig { return c.sig }
+func (c *Committed) Signature() sig.Sig {
+	c.sigMu.Do(func() { c.sig = sig.Of(c.t) })
+	return c.sig
+}
 
 // SignatureTree is the signature tree of the type (built on first use, in
 // O(nodes)): prefixes, elements and Match against a received message's
@@ -267,7 +311,7 @@ func (c *Committed) MessageSignature(count int64) (sig.Sig, error) {
 	if count < 0 {
 		return sig.Sig{}, fmt.Errorf("negative count %d", count)
 	}
-	return c.sig.Repeat(count)
+	return c.Signature().Repeat(count)
 }
 
 // Type returns the committed type.
@@ -276,7 +320,15 @@ func (c *Committed) Type() *datatype.Type { return c.t }
 // Engine returns the engine the committed type uses: the one asked for,
 // or for Auto the one commit chose (Compiled, or Auto itself when the
 // choice is an engine without a name of its own, such as native code).
-func (c *Committed) Engine() Engine { return c.kind }
+func (c *Committed) Engine() Engine {
+	if c.kind != Auto {
+		return c.kind
+	}
+	if r := c.eng.Load(); r != nil {
+		return r.kind
+	}
+	return c.newEngine().kind
+}
 
 // PackSize is the number of bytes Pack produces for count instances.
 func (c *Committed) PackSize(count int64) (int64, error) {
@@ -378,14 +430,17 @@ func (b *bounds) fits(n int, origin, count int64) (int64, bool) {
 // bytes written. It is an error, before any byte is written, if the type
 // reaches outside src or dst is too small.
 func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
-	if size, ok := c.bounds.fits(len(src), origin, count); ok && int64(len(dst)) >= size {
-		c.eng.Pack(dst[:size], src, origin, count, 0)
-		return size, nil
+	if r := c.eng.Load(); r != nil {
+		if size, ok := c.bounds.fits(len(src), origin, count); ok && int64(len(dst)) >= size {
+			r.Pack(dst[:size], src, origin, count, 0)
+			return size, nil
+		}
 	}
 	return c.packChecked(dst, src, origin, count)
 }
 
-// packChecked is Pack with the full check and its errors.
+// packChecked is Pack with the full check and its errors (and the first
+// call, which builds the engine).
 func (c *Committed) packChecked(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := c.checkImage("pack", len(src), origin, count)
 	if err != nil {
@@ -405,14 +460,17 @@ func (c *Committed) packChecked(dst, src []byte, origin, count int64) (int64, er
 // type reaches outside dst or src holds fewer bytes than count instances
 // need.
 func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) {
-	if size, ok := c.bounds.fits(len(dst), origin, count); ok && int64(len(src)) >= size {
-		c.eng.Unpack(dst, src[:size], origin, count, 0)
-		return size, nil
+	if r := c.eng.Load(); r != nil {
+		if size, ok := c.bounds.fits(len(dst), origin, count); ok && int64(len(src)) >= size {
+			r.Unpack(dst, src[:size], origin, count, 0)
+			return size, nil
+		}
 	}
 	return c.unpackChecked(dst, src, origin, count)
 }
 
-// unpackChecked is Unpack with the full check and its errors.
+// unpackChecked is Unpack with the full check and its errors (and the
+// first call, which builds the engine).
 func (c *Committed) unpackChecked(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := c.checkImage("unpack", len(dst), origin, count)
 	if err != nil {
@@ -428,11 +486,11 @@ func (c *Committed) unpackChecked(dst, src []byte, origin, count int64) (int64, 
 // packRange and unpackRange run the engine on a range of the packed
 // stream. The caller has checked the whole message against the buffers.
 func (c *Committed) packRange(dst, src []byte, origin, count, from int64) {
-	c.eng.Pack(dst, src, origin, count, from)
+	c.engine().Pack(dst, src, origin, count, from)
 }
 
 func (c *Committed) unpackRange(dst, src []byte, origin, count, from int64) {
-	c.eng.Unpack(dst, src, origin, count, from)
+	c.engine().Unpack(dst, src, origin, count, from)
 }
 
 func addOK(a, b int64) (int64, bool) {

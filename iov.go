@@ -16,7 +16,7 @@ func (c *Committed) Segments(count, from int64) iter.Seq2[int64, int64] {
 		if count <= 0 || from < 0 {
 			return
 		}
-		c.eng.Segments(count, from, yield)
+		c.engine().Segments(count, from, yield)
 	}
 }
 
@@ -61,8 +61,8 @@ func Transpack(dst *Committed, dstBuf []byte, dstOrigin, dstCount int64, src *Co
 // nonzero polynomial of degree below the element count: probability below
 // n/(2^61-1)).
 func sameSignature(a *Committed, na int64, b *Committed, nb int64) bool {
-	sa, err1 := a.sig.Repeat(na)
-	sb, err2 := b.sig.Repeat(nb)
+	sa, err1 := a.Signature().Repeat(na)
+	sb, err2 := b.Signature().Repeat(nb)
 	if err1 != nil || err2 != nil {
 		return false
 	}

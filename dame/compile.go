@@ -18,7 +18,9 @@ func Compile(t *datatype.Type) *Program {
 // CompileTo is Compile into *p (which it overwrites), for callers that
 // allocate the Program together with their own data.
 func CompileTo(p *Program, t *datatype.Type) {
-	*p = Program{Size: t.Size(), Extent: t.Extent()}
+	clear(p.inline[:])
+	p.Root, p.Off, p.Depth = nil, 0, 0
+	p.Size, p.Extent, p.Align = t.Size(), t.Extent(), 0
 	if t.Size() == 0 {
 		p.Align = 16
 		return
@@ -33,7 +35,14 @@ func CompileTo(p *Program, t *datatype.Type) {
 // builder allocates the nodes of one program in slabs, the first one
 // inside the Program. Nodes never move: a full slab is left as it is and a
 // new one started.
-type builder struct{ slab []Node }
+type builder struct {
+	slab []Node
+	// leaves are the last leaves made, shared by every node that moves
+	// that many bytes (nodes are immutable once built; build, which sets
+	// the Extent of the node it returns, copies a shared leaf first).
+	leaves [4]*Node
+	nleaf  int
+}
 
 func (z *builder) alloc(n Node) *Node {
 	if len(z.slab) == cap(z.slab) {
@@ -44,7 +53,40 @@ func (z *builder) alloc(n Node) *Node {
 }
 
 func (z *builder) leaf(size int64) *Node {
-	return z.alloc(Node{Op: ContigFinal, Size: size, Extent: size})
+	if size > 0 && size < int64(len(smallLeaves)) {
+		return &smallLeaves[size]
+	}
+	for _, l := range z.leaves {
+		if l != nil && l.Size == size {
+			return l
+		}
+	}
+	l := z.alloc(Node{Op: ContigFinal, Size: size, Extent: size})
+	z.leaves[z.nleaf%len(z.leaves)] = l
+	z.nleaf++
+	return l
+}
+
+// smallLeaves are the leaves of up to 32 bytes (basic types, small
+// structs), shared by all programs: nodes are immutable.
+var smallLeaves = func() (ls [33]Node) {
+	for i := range ls {
+		ls[i] = Node{Op: ContigFinal, Size: int64(i), Extent: int64(i)}
+	}
+	return ls
+}()
+
+// withExtent returns n with its Extent set to ext: n itself, or for a
+// shared leaf of another extent a copy.
+func (z *builder) withExtent(n *Node, ext int64) *Node {
+	if n.Extent == ext {
+		return n
+	}
+	if n.Op == ContigFinal {
+		return z.alloc(Node{Op: ContigFinal, Size: n.Size, Extent: ext})
+	}
+	n.Extent = ext
+	return n
 }
 
 func leaf(size int64) *Node { return &Node{Op: ContigFinal, Size: size, Extent: size} }
@@ -56,8 +98,7 @@ func (z *builder) build(t *datatype.Type) (*Node, int64) {
 		return nil, 0
 	}
 	n, off := z.build1(t)
-	n.Extent = t.Extent()
-	return n, off
+	return z.withExtent(n, t.Extent()), off
 }
 
 func (z *builder) build1(t *datatype.Type) (*Node, int64) {
@@ -102,6 +143,9 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		if c.Op == ContigFinal && (c.Extent == c.Size || maxBlocklen(a) <= 1) {
 			return z.leafRuns(a, scale, off, c.Size)
 		}
+		if len(a.Displacements) == 1 && (a.Blocklengths == nil && a.Blocklength == 1 || a.Blocklengths != nil && a.Blocklengths[0] == 1) {
+			return c, a.Displacements[0]*scale + off // one instance of old, placed (subarray, darray)
+		}
 		bs := newBlockList(len(a.Displacements))
 		for i, d := range a.Displacements {
 			bl := a.Blocklength
@@ -112,6 +156,10 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		}
 		return bs.node(z)
 	case datatype.CombinerStruct:
+		if len(a.Displacements) == 1 && a.Blocklengths[0] == 1 {
+			c, off := z.build(a.Types[0])
+			return c, a.Displacements[0] + off
+		}
 		bs := newBlockList(len(a.Displacements))
 		for i, d := range a.Displacements {
 			if a.Blocklengths[i] == 0 || a.Types[i].Size() == 0 {
@@ -138,8 +186,7 @@ func (z *builder) vector(count, bl, stride int64, c *Node) *Node {
 		return z.alloc(Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: z.leaf(L)}).finish()
 	}
 	if bl > 1 {
-		inner := z.vector(bl, 1, c.Extent, c)
-		inner.Extent = c.Extent * bl // not used for bl == 1 parents
+		inner := z.withExtent(z.vector(bl, 1, c.Extent, c), c.Extent*bl) // not used for bl == 1 parents
 		return z.vector(count, 1, stride, inner)
 	}
 	if count == 1 {
@@ -156,33 +203,61 @@ func (z *builder) vector(count, bl, stride int64, c *Node) *Node {
 // are normalized into one node.
 type blockList struct {
 	disps, bls []int64
-	kids       []*Node
+	// kids are the blocks' children; nil while every block has the child
+	// one (indexed types), so that no list of n equal pointers is made.
+	kids []*Node
+	one  *Node
 }
 
-// newBlockList returns a list with room for n blocks in two allocations.
+// newBlockList returns a list with room for n blocks in one allocation
+// (and one more for the children once they differ).
 func newBlockList(n int) blockList {
 	buf := make([]int64, 2*n)
-	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n], kids: make([]*Node, 0, n)}
+	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n]}
+}
+
+// kid is the child of block i.
+func (b *blockList) kid(i int) *Node {
+	if b.kids == nil {
+		return b.one
+	}
+	return b.kids[i]
 }
 
 func (b *blockList) add(disp, bl int64, c *Node, off int64) {
 	if bl == 0 || c == nil {
 		return
 	}
+	switch {
+	case b.one == nil:
+		b.one = c
+	case b.kids != nil:
+		b.kids = append(b.kids, c)
+	case c != b.one:
+		// the first block of another child: list them all
+		b.kids = make([]*Node, 0, cap(b.disps))
+		for range b.disps {
+			b.kids = append(b.kids, b.one)
+		}
+		b.kids = append(b.kids, c)
+	}
 	b.disps = append(b.disps, disp+off)
 	b.bls = append(b.bls, bl)
-	b.kids = append(b.kids, c)
 }
 
 // node normalizes the blocks: contiguous children become byte runs, touching
 // runs merge, runs of equal length and constant stride become a vector, and
 // blocks of equal children become an indexed (or blockindexed, or vector)
 // node. It returns the node and the displacement of its origin.
-func (b *blockList) node(z *builder) (*Node, int64) {
+func (b *blockList) node(z *builder) (*Node, int64) { return b.normalize(z, false) }
+
+// normalize is node; with mergeAll, touching blocks of equal children that
+// are not bytes merge too (a rule of Simplify).
+func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 	n := len(b.disps)
 	bytesOnly := true
-	for i, c := range b.kids {
-		if c.Op != ContigFinal || (b.bls[i] > 1 && c.Extent != c.Size) {
+	for i := range n {
+		if c := b.kid(i); c.Op != ContigFinal || (b.bls[i] > 1 && c.Extent != c.Size) {
 			bytesOnly = false
 			break
 		}
@@ -191,7 +266,7 @@ func (b *blockList) node(z *builder) (*Node, int64) {
 		// runs of bytes, written over the lists (run k <= block i)
 		ds, ls := b.disps[:0], b.bls[:0]
 		for i := range n {
-			d, L := b.disps[i], b.bls[i]*b.kids[i].Size
+			d, L := b.disps[i], b.bls[i]*b.kid(i).Size
 			if k := len(ds) - 1; k >= 0 && ds[k]+ls[k] == d {
 				ls[k] += L // merge touching blocks
 				continue
@@ -201,7 +276,7 @@ func (b *blockList) node(z *builder) (*Node, int64) {
 		return z.byteRuns(ds, ls)
 	}
 	same := true
-	for i := 1; i < n; i++ {
+	for i := 1; i < n && b.kids != nil; i++ {
 		if !Equal(b.kids[i], b.kids[0]) {
 			same = false
 			break
@@ -210,7 +285,19 @@ func (b *blockList) node(z *builder) (*Node, int64) {
 	if !same {
 		return z.alloc(Node{Op: Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).finish(), 0
 	}
-	return z.indexed(b.disps, b.bls, b.kids[0])
+	if mergeAll {
+		ds, bls, ext := b.disps[:1], b.bls[:1], b.kid(0).Extent
+		for i := 1; i < n; i++ {
+			k := len(ds) - 1
+			if ds[k]+bls[k]*ext == b.disps[i] {
+				bls[k] += b.bls[i] // block i continues block k
+				continue
+			}
+			ds, bls = append(ds, b.disps[i]), append(bls, b.bls[i])
+		}
+		b.disps, b.bls = ds, bls
+	}
+	return z.indexed(b.disps, b.bls, b.kid(0))
 }
 
 // maxBlocklen is the largest block length of an indexed type's arguments.

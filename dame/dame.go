@@ -109,7 +109,7 @@ type Program struct {
 	// Align-aligned buffer every move is Align-aligned.
 	Align int64
 
-	inline [3]Node // the first nodes Compile allocates
+	inline [2]Node // the first nodes Compile allocates (leaves of up to 32 bytes are shared, not allocated)
 }
 
 // IsFinal reports whether n's child is a ContigFinal leaf (the paper's Final primitives).

@@ -38,16 +38,23 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64) (*Node, int6
 			return withOr(nd, d, or)
 		}
 	}
-	// One allocation holds the run displacements and lengths.
-	buf := make([]int64, 2*n)
-	ds, ls := buf[:n:n], buf[n:2*n:2*n]
-	k, or := scanRuns(ds, ls, a, scale, off, size)
+	ds := make([]int64, n)
+	if bls := a.Blocklengths; bls != nil {
+		if or, ok := separateDisps(ds, a, scale, off, size); ok {
+			// No block is empty or touches the one before, and one has a
+			// single leaf: the runs are the blocks, their lengths in
+			// leaves the type's own block lengths (immutable, shared).
+			return withOr(z.alloc(Node{Op: Index, Blocklens: bls, Disps: ds, Child: z.leaf(size)}).finish(), 0, or)
+		}
+	}
+	ls := make([]int64, n)
+	k, or, lmin, lmax := scanRuns(ds, ls, a, scale, off, size)
 	ds, ls = ds[:k], ls[:k]
-	if constant(ls) {
-		nd, d := z.constRuns(slices.Clone(ds), ls[0])
+	if lmin == lmax {
+		nd, d := z.constRuns(slices.Clone(ds), lmin*size)
 		return withOr(nd, d, or)
 	}
-	nd, d := z.byteRuns(ds, ls)
+	nd, d := z.unitRuns(ds, ls, size, lmin)
 	return withOr(nd, d, or)
 }
 
@@ -91,14 +98,37 @@ func blockDisps(ds, disps []int64, scale, off, L int64) (int, uint64) {
 	return m, or
 }
 
+// separateDisps writes the byte displacements of the blocks of an indexed
+// type of a leaf (see leafRuns) to ds and returns their OR, if no block is
+// empty or starts where the one before ends, some block has one leaf and
+// not all have; ok is false otherwise (ds is then partly written).
+func separateDisps(ds []int64, a datatype.Args, scale, off, size int64) (or uint64, ok bool) {
+	disps, bls := a.Displacements, a.Blocklengths
+	ds = ds[:len(disps)]
+	bls = bls[:len(disps)]
+	one, other := false, false
+	end := disps[0]*scale + off - 1 // no block ends there
+	for i, d := range disps {
+		bl := bls[i]
+		d = d*scale + off
+		if bl == 0 || d == end {
+			return 0, false
+		}
+		one, other = one || bl == 1, other || bl != 1
+		or |= uint64(d)
+		ds[i], end = d, d+bl*size
+	}
+	return or, one && other
+}
+
 // scanRuns writes the runs of the blocks of an indexed type of a leaf (see
-// leafRuns), touching blocks merged, to ds (displacements) and ls (bytes),
-// which have room for every block, and returns their number and the OR of
-// their displacements.
-func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (int, uint64) {
+// leafRuns), touching blocks merged, to ds (displacements) and ls (lengths
+// in leaves of size bytes), which have room for every block, and returns
+// their number, the OR of their displacements and the smallest and
+// largest length.
+func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (k int, or uint64, lmin, lmax int64) {
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
-	k := 0
-	var or uint64
+	lmin = 1<<63 - 1
 	for i := 0; i < len(disps); {
 		// the run starting at block i (the loops are written out in
 		// full here and in leafSegments: a call per run costs more)
@@ -109,7 +139,7 @@ func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (int, uin
 			i++
 			continue
 		}
-		d, L := disps[i]*scale+off, bl*size
+		d, n := disps[i]*scale+off, bl
 		for i++; i < len(disps); i++ {
 			if bls != nil {
 				bl = bls[i]
@@ -117,16 +147,17 @@ func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (int, uin
 			if bl == 0 {
 				continue
 			}
-			if disps[i]*scale+off != d+L {
+			if disps[i]*scale+off != d+n*size {
 				break
 			}
-			L += bl * size // merge touching blocks
+			n += bl // merge touching blocks
 		}
-		ds[k], ls[k] = d, L
+		ds[k], ls[k] = d, n
 		or |= uint64(d)
+		lmin, lmax = min(lmin, n), max(lmax, n)
 		k++
 	}
-	return k, or
+	return k, or, lmin, lmax
 }
 
 // segment is count runs of L bytes, stride bytes apart, the first at disp;
@@ -154,6 +185,48 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 	limit := 4 + len(a.Displacements)/256
 	var cur segment // the open one; count 0 before the first run
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
+	if bls == nil && bl > 0 {
+		// Blocks of one length (block-indexed types): the same walk with
+		// the length hoisted, and a tight loop while runs of one block
+		// continue the open segment (the column of a matrix).
+		L0, n := bl*size, len(disps)
+		for i := 0; i < n; {
+			d, L := disps[i]*scale+off, L0
+			for i++; i < n && disps[i]*scale+off == d+L; i++ {
+				L += L0 // merge touching blocks
+			}
+			switch {
+			case L == cur.L && cur.count == 1:
+				cur.stride, cur.count, cur.next = d-cur.disp, 2, 2*d-cur.disp
+			case L == cur.L && d == cur.next:
+				cur.count++
+				cur.next += cur.stride
+			default:
+				if cur.count > 0 {
+					if len(segs)+1 == limit {
+						return nil, 0, false
+					}
+					segs = append(segs, cur)
+				}
+				cur = segment{disp: d, L: L, count: 1, next: d}
+				continue
+			}
+			if L != L0 {
+				continue
+			}
+			// cur has a stride and its runs are single blocks
+			for i < n {
+				d := disps[i]*scale + off
+				if d != cur.next || (i+1 < n && disps[i+1]*scale+off == d+L0) {
+					break
+				}
+				cur.count++
+				cur.next += cur.stride
+				i++
+			}
+		}
+		disps = nil // done: the general loop below has nothing to do
+	}
 	for i := 0; i < len(disps); {
 		// the run starting at block i, as in scanRuns
 		if bls != nil {
@@ -217,6 +290,31 @@ func (z *builder) constRuns(ds []int64, L int64) (*Node, int64) {
 		return z.alloc(Node{Op: Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: z.leaf(L)}).finish(), ds[0]
 	}
 	return z.alloc(Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: z.leaf(L)}).finish(), 0
+}
+
+// unitRuns returns the node of runs of ls[i] leaves of size bytes at
+// ds[i], of at least two lengths, the shortest lmin: an indexed node of
+// leaves of size times the greatest common divisor of the lengths, which
+// when a run has one leaf is 1 and leaves ls as it is (no pass over the
+// runs). ls, owned by the caller, becomes its block lengths.
+func (z *builder) unitRuns(ds, ls []int64, size, lmin int64) (*Node, int64) {
+	g := lmin
+	if g > 1 {
+		for _, l := range ls {
+			if l%g != 0 {
+				g = gcd(g, l)
+				if g == 1 {
+					break
+				}
+			}
+		}
+	}
+	if g > 1 {
+		for i, l := range ls {
+			ls[i] = l / g
+		}
+	}
+	return z.alloc(Node{Op: Index, Blocklens: ls, Disps: ds, Child: z.leaf(g * size)}).finish(), 0
 }
 
 // byteRuns returns the node of contiguous runs of ls[i] > 0 bytes at

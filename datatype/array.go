@@ -3,6 +3,7 @@ package datatype
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // Subarray is MPI_Type_create_subarray: the subsizes block at starts of an
@@ -45,7 +46,8 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	var k calc
 	ext := old.Extent()
 	args := func() string {
-		return fmt.Sprintf("sizes=%v, subsizes=%v, starts=%v, extent(oldtype)=%d", sizes, subsizes, starts, ext)
+		return "sizes=" + list(sizes) + ", subsizes=" + list(subsizes) + ", starts=" + list(starts) +
+			", extent(oldtype)=" + strconv.FormatInt(ext, 10)
 	}
 	stride := ext // bytes between consecutive indices of dimension dim(j)
 	var disp int64
@@ -68,20 +70,31 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	if k.err != nil {
 		return nil, overflowErr(c, "array extent", args())
 	}
-	if t, err = Struct([]int64{1}, []int64{disp}, []*Type{t}); err != nil {
-		return nil, lowerErr(c, err, args())
+	if disp != 0 {
+		// the block at its displacement (MPICH places it with a struct of
+		// one block; one hindexed_block has the same type map and bounds,
+		// and no struct padding applies to a single member)
+		if t, err = HIndexedBlock(1, []int64{disp}, t); err != nil {
+			return nil, lowerErr(c, err, args())
+		}
 	}
 	if t, err = Resized(t, 0, total); err != nil {
 		return nil, lowerErr(c, err, args())
 	}
 	r := t.shallow(c, old)
-	r.sizes, r.subsizes, r.starts, r.order = slices.Clone(sizes), slices.Clone(subsizes), slices.Clone(starts), order
+	r.order = order
+	buf := make([]int64, 3*n)
+	copy(buf, sizes)
+	copy(buf[n:], subsizes)
+	copy(buf[2*n:], starts)
+	r.x = &extra{sizes: buf[:n:n], subsizes: buf[n : 2*n : 2*n], starts: buf[2*n:]}
 	return r, nil
 }
 
 // shallow returns a type of combiner c with t's layout whose lower form is t.
 func (t *Type) shallow(c Combiner, old *Type) *Type {
-	r := &Type{combiner: c, types: []*Type{old}, lower: t, depth: old.depth + 1}
+	r := &Type{combiner: c, lower: t, depth: old.depth + 1, expanded: addExpanded(1, t.expanded)}
+	r.setOld(old)
 	r.size, r.lb, r.ub, r.trueLB, r.trueUB = t.size, t.lb, t.ub, t.trueLB, t.trueUB
 	r.align, r.elements, r.dataLB, r.dataUB, r.contig = t.align, t.elements, t.dataLB, t.dataUB, t.contig
 	return r
@@ -166,7 +179,7 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 	// that bounds and true bounds come out the same.
 	ext := old.Extent()
 	args := func() string {
-		return fmt.Sprintf("gsizes=%v, psizes=%v, extent(oldtype)=%d", gsizes, psizes, ext)
+		return "gsizes=" + list(gsizes) + ", psizes=" + list(psizes) + ", extent(oldtype)=" + strconv.FormatInt(ext, 10)
 	}
 	t := old
 	var err error
@@ -200,9 +213,9 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 		return nil, lowerErr(c, err, args())
 	}
 	res := t.shallow(c, old)
-	res.nprocs, res.rank, res.order = size, rank, order
-	res.gsizes, res.dargs, res.psizes = slices.Clone(gsizes), slices.Clone(dargs), slices.Clone(psizes)
-	res.distribs = slices.Clone(distribs)
+	res.order = order
+	res.x = &extra{nprocs: size, rank: rank, gsizes: slices.Clone(gsizes), dargs: slices.Clone(dargs),
+		psizes: slices.Clone(psizes), distribs: slices.Clone(distribs)}
 	return res, nil
 }
 
@@ -290,4 +303,17 @@ func darrayDim(t *Type, first bool, ext, scale, g int64, dist Distrib, darg, np,
 		return nil, overflowErr(c, "displacement", args())
 	}
 	return nt, nil
+}
+
+// list formats xs as fmt's %v does ([1 2 3]) without letting xs escape to
+// the heap (the constructors' callers pass literal slices).
+func list(xs []int64) string {
+	b := []byte{'['}
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, x, 10)
+	}
+	return string(append(b, ']'))
 }

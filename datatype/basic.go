@@ -146,7 +146,7 @@ var pairTable = []pair{
 func init() {
 	for i := range basicTable {
 		b := Basic(i)
-		t := &Type{combiner: CombinerNamed, name: b.String(), basic: b, isBasic: true}
+		t := &Type{combiner: CombinerNamed, x: &extra{name: b.String()}, basic: b, isBasic: true, expanded: 1}
 		t.size = b.Size()
 		t.ub = t.size
 		t.trueUB = t.size
@@ -155,12 +155,12 @@ func init() {
 		t.contig = true
 		t.align = b.Align()
 		basicTypes[b] = t
-		predef[t.name] = t
+		predef[t.x.name] = t
 	}
 	predef["c_complex"] = basicTypes[CFloatComplex]
 	for i := range pairTable {
 		p := &pairTable[i]
-		t := &Type{combiner: CombinerNamed, name: p.name, pair: p}
+		t := &Type{combiner: CombinerNamed, x: &extra{name: p.name, pair: p}, expanded: 1}
 		t.size = p.a.Size() + p.b.Size()
 		t.ub = p.extent
 		t.trueUB = p.trueUB

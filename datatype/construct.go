@@ -92,18 +92,28 @@ func checkOld(c Combiner, old *Type, what string) error {
 	return nil
 }
 
+// clone2 copies a and b into one allocation (a type's block lengths and
+// displacements live and die together).
+func clone2(a, b []int64) ([]int64, []int64) {
+	buf := make([]int64, len(a)+len(b))
+	copy(buf, a)
+	copy(buf[len(a):], b)
+	return buf[:len(a):len(a)], buf[len(a):]
+}
+
 // newDerived returns a type of combiner c over children with its depth
 // set, or an error if that depth exceeds MaxDepth.
 func newDerived(c Combiner, children ...*Type) (*Type, error) {
-	t := &Type{combiner: c}
+	t := &Type{combiner: c, expanded: 1}
 	for _, ch := range children {
 		t.depth = max(t.depth, ch.depth+1)
+		t.expanded = addExpanded(t.expanded, ch.expanded)
 	}
 	if len(children) == 0 {
 		t.depth = 1
 	}
 	if t.depth > MaxDepth {
-		return nil, depthErr(c, t.depth)
+		return nil, depthErr(c, int(t.depth))
 	}
 	return t, nil
 }
@@ -156,7 +166,7 @@ func Contiguous(count int64, old *Type) (*Type, error) {
 		return nil, err
 	}
 	t.count = count
-	t.types = []*Type{old}
+	t.setOld(old)
 	if count == 0 || old.size == 0 {
 		return t.zerolen(), nil
 	}
@@ -229,7 +239,7 @@ func vector(c Combiner, count, blocklength, stride int64, old *Type) (*Type, err
 		return nil, err
 	}
 	t.count, t.blocklength, t.stride = count, blocklength, stride
-	t.types = []*Type{old}
+	t.setOld(old)
 	if count == 0 || old.size == 0 {
 		return t.zerolen(), nil
 	}
@@ -384,8 +394,8 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.blocklengths, t.displs = slices.Clone(bls), slices.Clone(displs)
-	t.types = []*Type{old}
+	t.blocklengths, t.displs = clone2(bls, displs)
+	t.setOld(old)
 	if len(bls) == 0 || old.size == 0 {
 		return t.zerolen(), nil
 	}
@@ -424,7 +434,7 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 		return nil, err
 	}
 	t.blocklength, t.displs = bl, slices.Clone(displs)
-	t.types = []*Type{old}
+	t.setOld(old)
 	if bl == 0 && len(displs) > 0 && old.size > 0 {
 		// MPICH keeps the bounds of zero-length blocks of indexed_block,
 		// computed as for a block of -1 extra instances: an empty span at
@@ -551,7 +561,8 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 	if err != nil {
 		return nil, err
 	}
-	t.blocklengths, t.displs, t.types = slices.Clone(blocklengths), slices.Clone(displacementsBytes), slices.Clone(types)
+	t.blocklengths, t.displs = clone2(blocklengths, displacementsBytes)
+	t.types = slices.Clone(types)
 	t, err = t.finishBlocks(func(i int) (int64, int64, *Type) {
 		return blocklengths[i], displacementsBytes[i], types[i]
 	}, len(types), false, false)
@@ -683,7 +694,7 @@ func Resized(old *Type, lb, extent int64) (*Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.types = []*Type{old}
+	t.setOld(old)
 	t.lbArg, t.extentArg = lb, extent
 	t.lb, t.ub = lb, ub
 	t.trueLB, t.trueUB = old.trueLB, old.trueUB
@@ -699,18 +710,12 @@ func Dup(old *Type) (*Type, error) {
 		return nil, err
 	}
 	if old.depth+1 > MaxDepth {
-		return nil, depthErr(c, old.depth+1)
+		return nil, depthErr(c, int(old.depth)+1)
 	}
-	t := *old
-	t.combiner = CombinerDup
-	t.name, t.isBasic, t.pair = "", false, nil
-	t.count, t.blocklength, t.stride = 0, 0, 0
-	t.blocklengths, t.displs = nil, nil
-	t.sizes, t.subsizes, t.starts = nil, nil, nil
-	t.nprocs, t.rank, t.gsizes, t.dargs, t.psizes, t.distribs = 0, 0, nil, nil, nil, nil
-	t.lbArg, t.extentArg = 0, 0
-	t.types = []*Type{old}
-	t.lower = old
-	t.depth = old.depth + 1
-	return &t, nil
+	t := &Type{combiner: CombinerDup, lower: old, depth: old.depth + 1, expanded: addExpanded(1, old.expanded)}
+	t.setOld(old)
+	t.size, t.lb, t.ub, t.trueLB, t.trueUB = old.size, old.lb, old.ub, old.trueLB, old.trueUB
+	t.align, t.elements, t.dataLB, t.dataUB = old.align, old.elements, old.dataLB, old.dataUB
+	t.contig, t.zero = old.contig, old.zero
+	return t, nil
 }

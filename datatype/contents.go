@@ -51,19 +51,21 @@ func (t *Type) Contents() Contents {
 		c.Ints = append([]int64{int64(len(t.blocklengths))}, t.blocklengths...)
 		c.Addrs = slices.Clone(t.displs)
 	case CombinerSubarray:
-		c.Ints = []int64{int64(len(t.sizes))}
-		c.Ints = append(c.Ints, t.sizes...)
-		c.Ints = append(c.Ints, t.subsizes...)
-		c.Ints = append(c.Ints, t.starts...)
+		x := t.ex()
+		c.Ints = []int64{int64(len(x.sizes))}
+		c.Ints = append(c.Ints, x.sizes...)
+		c.Ints = append(c.Ints, x.subsizes...)
+		c.Ints = append(c.Ints, x.starts...)
 		c.Ints = append(c.Ints, int64(t.order))
 	case CombinerDarray:
-		c.Ints = []int64{t.nprocs, t.rank, int64(len(t.gsizes))}
-		c.Ints = append(c.Ints, t.gsizes...)
-		for _, d := range t.distribs {
+		x := t.ex()
+		c.Ints = []int64{x.nprocs, x.rank, int64(len(x.gsizes))}
+		c.Ints = append(c.Ints, x.gsizes...)
+		for _, d := range x.distribs {
 			c.Ints = append(c.Ints, int64(d))
 		}
-		c.Ints = append(c.Ints, t.dargs...)
-		c.Ints = append(c.Ints, t.psizes...)
+		c.Ints = append(c.Ints, x.dargs...)
+		c.Ints = append(c.Ints, x.psizes...)
 		c.Ints = append(c.Ints, int64(t.order))
 	case CombinerResized:
 		c.Addrs = []int64{t.lbArg, t.extentArg}
@@ -75,12 +77,13 @@ func (t *Type) Contents() Contents {
 // Args returns the scalar and list arguments of t by their .ddt keyword,
 // for printers. Lists and scalars that the combiner does not take are absent.
 func (t *Type) Args() Args {
+	x := t.ex()
 	return Args{
 		Count: t.count, Blocklength: t.blocklength, Stride: t.stride,
 		Blocklengths: t.blocklengths, Displacements: t.displs, Types: t.types,
-		Sizes: t.sizes, Subsizes: t.subsizes, Starts: t.starts, Order: t.order,
-		Size: t.nprocs, Rank: t.rank, Gsizes: t.gsizes, Distribs: t.distribs,
-		Dargs: t.dargs, Psizes: t.psizes, LB: t.lbArg, Extent: t.extentArg,
+		Sizes: x.sizes, Subsizes: x.subsizes, Starts: x.starts, Order: t.order,
+		Size: x.nprocs, Rank: x.rank, Gsizes: x.gsizes, Distribs: x.distribs,
+		Dargs: x.dargs, Psizes: x.psizes, LB: t.lbArg, Extent: t.extentArg,
 	}
 }
 
@@ -201,7 +204,7 @@ func equal(a, b *Type, done map[[2]*Type]bool) bool {
 		return false
 	}
 	if a.combiner == CombinerNamed {
-		return a.name == b.name
+		return a.ex().name == b.ex().name
 	}
 	if done[[2]*Type{a, b}] {
 		return true // compared before and found equal: a difference ends the comparison

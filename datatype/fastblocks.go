@@ -39,6 +39,12 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 	if old.size > 0 {
 		maxN = min(maxN, limit/old.size)
 	}
+	if bls == nil && bl > 0 {
+		return t.constBlocks(bl, displs, scale, old, maxD, maxN)
+	}
+	if bls != nil && len(bls) == len(displs) && ext >= 0 && old.ub >= old.lb && old.size > 0 {
+		return t.forwardBlocks(bls, displs, scale, old, maxD, maxN)
+	}
 	var (
 		found, dfound    bool
 		lb, ub, dlb, dub int64
@@ -96,6 +102,116 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 	t.trueLB = lb + (old.trueLB - old.lb)
 	t.trueUB = ub + (old.trueUB - old.ub)
 	t.dataLB, t.dataUB = dlb, dub
+	t.size = total * old.size
+	t.elements = total * old.elements
+	t.align = old.align
+	t.contig = contig
+	return true
+}
+
+// constBlocks is uniformBlocks for blocks of one length bl > 0: the
+// bounds of the type follow from the smallest and the largest
+// displacement, so the loop over the blocks only finds those and checks
+// that each block starts where the one before ends (for contig).
+func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, maxD, maxN int64) bool {
+	if len(displs) == 0 {
+		t.zerolen()
+		return true
+	}
+	if bl > maxN || bl > limit/max(1, old.size)/int64(len(displs)) {
+		return false
+	}
+	ext := old.Extent()
+	span := (bl - 1) * ext
+	// Consecutive blocks touch when the data of one starts where the data
+	// of the one before ends: their displacements differ by gap bytes.
+	gap := old.dataUB - old.dataLB + abs64(span)
+	contig := old.size == 0 || (old.contig && (bl == 1 || ext == old.size))
+	minD, maxDisp := displs[0], displs[0]
+	prev := displs[0]
+	for _, d := range displs[1:] {
+		minD, maxDisp = min(minD, d), max(maxDisp, d)
+		// may wrap for displacements out of range, which fail below
+		contig = contig && d*scale-prev*scale == gap
+		prev = d
+	}
+	if abs64(minD) > maxD || abs64(maxDisp) > maxD {
+		return false
+	}
+	lo, hi := minD*scale, maxDisp*scale // smallest and largest byte displacement
+	if scale < 0 {
+		lo, hi = hi, lo
+	}
+	if old.ub >= old.lb {
+		t.lb, t.ub = old.lb+lo, old.ub+hi+span
+	} else {
+		t.lb, t.ub = old.lb+lo+span, old.ub+hi
+	}
+	t.trueLB = t.lb + (old.trueLB - old.lb)
+	t.trueUB = t.ub + (old.trueUB - old.ub)
+	if old.size > 0 {
+		t.dataLB, t.dataUB = lo+old.dataLB+min(0, span), hi+old.dataUB+max(0, span)
+	}
+	total := bl * int64(len(displs))
+	t.size = total * old.size
+	t.elements = total * old.elements
+	t.align = old.align
+	t.contig = contig || old.size == 0
+	return true
+}
+
+// forwardBlocks is uniformBlocks for lists of block lengths of an old type
+// with data and a non-negative extent (with ub >= lb), the usual case:
+// every block then spans [d + lb, d + ub + (n-1)·extent) and its data
+// [d + dataLB, d + dataUB + (n-1)·extent), so the bounds follow from the
+// smallest start and the largest end of the blocks.
+func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, maxN int64) bool {
+	ext := old.Extent()
+	// a block of n old instances is contiguous when old is and, for n > 1,
+	// when old's instances touch
+	multiOK := old.contig && ext == old.size
+	sizeLimit := limit / old.size
+	dataLen := old.dataUB - old.dataLB
+	var (
+		found  bool
+		lo, hi int64 // smallest start and largest end, in bytes from displacement 0
+		total  int64 // old instances, bounded by sizeLimit
+		contig = old.contig
+		next   int64 // where the data of the next block must start to stay contiguous
+		ok     = true
+	)
+	for i, n := range bls {
+		if n == 0 {
+			continue
+		}
+		d := displs[i]
+		if n > maxN || abs64(d) > maxD {
+			return false
+		}
+		total += n
+		ok = ok && total <= sizeLimit
+		db := d * scale
+		end := db + (n-1)*ext
+		if !found {
+			found, lo, hi = true, db, end
+		} else {
+			lo, hi = min(lo, db), max(hi, end)
+			contig = contig && db+old.dataLB == next
+		}
+		contig = contig && (n == 1 || multiOK)
+		next = end + old.dataLB + dataLen
+	}
+	if !ok {
+		return false
+	}
+	if !found {
+		t.zerolen()
+		return true
+	}
+	t.lb, t.ub = old.lb+lo, old.ub+hi
+	t.trueLB = t.lb + (old.trueLB - old.lb)
+	t.trueUB = t.ub + (old.trueUB - old.ub)
+	t.dataLB, t.dataUB = lo+old.dataLB, hi+old.dataUB
 	t.size = total * old.size
 	t.elements = total * old.elements
 	t.align = old.align

@@ -16,6 +16,12 @@ func TestUniformBlocksMatchesCheckedPath(t *testing.T) {
 	}
 	v, _ := Vector(3, 2, -5, Of(Float))
 	olds = append(olds, v)
+	contigSeen := 0
+	defer func() {
+		if contigSeen < 20 {
+			t.Errorf("only %d contiguous types of several blocks tested", contigSeen)
+		}
+	}()
 	for trial := range 4000 {
 		old := olds[r.IntN(len(olds))]
 		n := r.IntN(6)
@@ -24,6 +30,14 @@ func TestUniformBlocksMatchesCheckedPath(t *testing.T) {
 		for i := range n {
 			bls[i] = r.Int64N(4)
 			displs[i] = r.Int64N(200) - 100
+		}
+		if trial%3 == 0 && n > 0 {
+			// blocks that follow each other, touching or not, forward or
+			// backward, so that contig is tested both ways
+			step := r.Int64N(2*max(1, bls[0])*max(1, abs64(old.Extent()))+1) - max(1, bls[0])*max(1, abs64(old.Extent()))
+			for i := 1; i < n; i++ {
+				displs[i] = displs[i-1] + step
+			}
 		}
 		for _, c := range []Combiner{CombinerIndexed, CombinerHIndexed, CombinerIndexedBlock, CombinerHIndexedBlock} {
 			var fast *Type
@@ -58,6 +72,9 @@ func TestUniformBlocksMatchesCheckedPath(t *testing.T) {
 			}
 			got := [10]int64{fast.size, fast.lb, fast.ub, fast.trueLB, fast.trueUB, fast.dataLB, fast.dataUB, fast.elements, fast.align, b2i(fast.contig)}
 			want := [10]int64{slow.size, slow.lb, slow.ub, slow.trueLB, slow.trueUB, slow.dataLB, slow.dataUB, slow.elements, slow.align, b2i(slow.contig)}
+			if fast.contig && n > 1 && fast.size > 0 {
+				contigSeen++
+			}
 			if got != want {
 				t.Fatalf("trial %d %v %v %v of %v: fast %v, checked %v", trial, c, bl, displs, old, got, want)
 			}

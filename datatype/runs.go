@@ -72,8 +72,8 @@ func (t *Type) runSummary(memo map[*Type]runSum) runSum {
 	var r runSum
 	switch t.combiner {
 	case CombinerNamed:
-		a, b := t.pair.a.Size(), t.pair.b.Size()
-		r = cat(runSum{1, 0, a, 0, a}, runSum{1, t.pair.offB, t.pair.offB + b, t.pair.offB, t.pair.offB + b})
+		a, b := t.x.pair.a.Size(), t.x.pair.b.Size()
+		r = cat(runSum{1, 0, a, 0, a}, runSum{1, t.x.pair.offB, t.x.pair.offB + b, t.x.pair.offB, t.x.pair.offB + b})
 	case CombinerDup, CombinerSubarray, CombinerDarray:
 		r = t.lower.runSummary(memo)
 	case CombinerResized:

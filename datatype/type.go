@@ -77,23 +77,23 @@ const DefaultDarg int64 = -1
 // caches its layout properties. A Type is immutable.
 type Type struct {
 	combiner Combiner
-
-	// predefined types
-	name    string
-	isBasic bool
-	basic   Basic
-	pair    *pair
+	order    Order // subarray, darray
+	isBasic  bool
+	basic    Basic
+	// contig reports that the data of one instance is the single run
+	// [dataLB, dataUB) in type-map order.
+	contig bool
+	// zero marks MPICH's zero-length type (count 0 or old size 0).
+	zero  bool
+	depth uint16
 
 	// contents, exactly as given
 	count, blocklength, stride int64   // contiguous, vector, hvector, *indexed_block
 	blocklengths, displs       []int64 // indexed, hindexed, *_block (displs), struct
 	types                      []*Type // oldtype(s)
-	sizes, subsizes, starts    []int64 // subarray
-	order                      Order   // subarray, darray
-	nprocs, rank               int64   // darray
-	gsizes, dargs, psizes      []int64 // darray
-	distribs                   []Distrib
+	one                        [1]*Type
 	lbArg, extentArg           int64 // resized
+	x                          *extra
 
 	// lower is the equivalent type built from simpler constructors, for
 	// subarray and darray (a resized type), and for dup (the old type).
@@ -103,16 +103,47 @@ type Type struct {
 	size, lb, ub, trueLB, trueUB int64
 	align                        int64
 	elements                     int64
-	depth                        int
 	// dataLB/dataUB bound the bytes that elements actually occupy in one
 	// instance (empty when size is 0); unlike trueLB/trueUB they ignore
 	// zero-size parts. Buffer checks use them.
 	dataLB, dataUB int64
-	// contig reports that the data of one instance is the single run
-	// [dataLB, dataUB) in type-map order.
-	contig bool
-	// zero marks MPICH's zero-length type (count 0 or old size 0).
-	zero bool
+	// expanded is the number of nodes of the tree with every use of a
+	// subtype expanded (see Nodes), saturated at maxExpanded.
+	expanded int64
+}
+
+// maxExpanded saturates Type.expanded; the sum of two fits in int64.
+const maxExpanded = 1 << 61
+
+// addExpanded returns the expanded node count of a node with children of
+// the given counts.
+func addExpanded(n, k int64) int64 { return min(n+k, maxExpanded) }
+
+// extra holds what few types have, so that the common ones stay small:
+// the name of a predefined type and the contents of subarray and darray.
+type extra struct {
+	name                    string
+	pair                    *pair
+	sizes, subsizes, starts []int64 // subarray
+	nprocs, rank            int64   // darray
+	gsizes, dargs, psizes   []int64 // darray
+	distribs                []Distrib
+}
+
+// ex returns t's extra part, empty if t has none.
+func (t *Type) ex() *extra {
+	if t.x == nil {
+		return &noExtra
+	}
+	return t.x
+}
+
+var noExtra extra
+
+// setOld makes old the one old type of t, stored inside t.
+func (t *Type) setOld(old *Type) {
+	t.one[0] = old
+	t.types = t.one[:]
 }
 
 // IsContiguous reports whether the data of one instance is one contiguous
@@ -123,7 +154,7 @@ func (t *Type) IsContiguous() bool { return t.contig }
 func (t *Type) Combiner() Combiner { return t.combiner }
 
 // Name is the .ddt name of a predefined type, "" for derived types.
-func (t *Type) Name() string { return t.name }
+func (t *Type) Name() string { return t.ex().name }
 
 // IsPredefined reports whether t is a predefined (named) type.
 func (t *Type) IsPredefined() bool { return t.combiner == CombinerNamed }
@@ -158,7 +189,7 @@ func (t *Type) Elements() int64 { return t.elements }
 
 // Depth is the nesting depth of the type tree: 0 for predefined types, one
 // more than the deepest old type for derived ones.
-func (t *Type) Depth() int { return t.depth }
+func (t *Type) Depth() int { return int(t.depth) }
 
 // Align is the alignment MPICH uses when t is a member of a struct.
 func (t *Type) Align() int64 { return t.align }
@@ -209,7 +240,7 @@ func (t *Type) PackSize(count int64) (int64, error) {
 // String is a short description for messages, for example "vector(3, 1, 4, int)".
 func (t *Type) String() string {
 	if t.combiner == CombinerNamed {
-		return t.name
+		return t.ex().name
 	}
 	return t.combiner.String() + "(...)"
 }

@@ -54,7 +54,7 @@ func (t *Type) walk(base int64, fn func(Basic, int64) bool) bool {
 		if t.isBasic {
 			return fn(t.basic, base)
 		}
-		return fn(t.pair.a, base) && fn(t.pair.b, base+t.pair.offB)
+		return fn(t.x.pair.a, base) && fn(t.x.pair.b, base+t.x.pair.offB)
 	case CombinerDup, CombinerSubarray, CombinerDarray:
 		return t.lower.walk(base, fn)
 	case CombinerResized:
@@ -170,7 +170,7 @@ func (t *Type) blocks(base int64, emit func(off, n int64) bool) bool {
 	}
 	switch t.combiner {
 	case CombinerNamed:
-		return emit(base, t.pair.a.Size()) && emit(base+t.pair.offB, t.pair.b.Size())
+		return emit(base, t.x.pair.a.Size()) && emit(base+t.x.pair.offB, t.x.pair.b.Size())
 	case CombinerDup, CombinerSubarray, CombinerDarray:
 		return t.lower.blocks(base, emit)
 	case CombinerResized:
@@ -193,6 +193,10 @@ func (t *Type) blocks(base int64, emit func(off, n int64) bool) bool {
 	})
 }
 
+// ExpandedNodes is the second result of Nodes without a limit (saturated
+// at 2^61), known since construction: O(1).
+func (t *Type) ExpandedNodes() int64 { return t.expanded }
+
 // Nodes returns the number of distinct nodes of t's type tree (a subtype
 // used several times counts once) and the number of nodes of the tree
 // with every use of a subtype expanded, as a walk that does not remember
@@ -201,6 +205,9 @@ func (t *Type) blocks(base int64, emit func(off, n int64) bool) bool {
 // second exponential in the first (t_i = struct of two t_{i-1}); it costs
 // O(distinct nodes) to compute.
 func (t *Type) Nodes(limit int64) (distinct, expanded int64) {
+	if t.expanded <= 1 {
+		return 1, min(1, limit)
+	}
 	memo := map[*Type]int64{}
 	var count func(*Type) int64
 	count = func(u *Type) int64 {

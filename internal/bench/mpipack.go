@@ -121,6 +121,39 @@ type mpCase struct {
 	count         int64
 	sparse        bool
 	param, ctor   string
+	// rcBL and rcDisp are the argument lists of the L4 types, made once
+	// (rcArgs) outside the timed create+commit cycles, as mpipack.c's
+	// rc_args_init makes them.
+	rcBL, rcDisp []int64
+}
+
+// rcArgs fills c.rcBL and c.rcDisp for the L4 layouts, once.
+func (c *mpCase) rcArgs() {
+	n := c.a
+	switch {
+	case c.rcDisp != nil:
+	case c.kind == kRCHIB:
+		c.rcDisp = make([]int64, 0, 2*n-1)
+		for j := range n {
+			c.rcDisp = append(c.rcDisp, j*4)
+		}
+		for k := int64(1); k < n; k++ {
+			c.rcDisp = append(c.rcDisp, k*n*4)
+		}
+	case c.kind == kRCIdx:
+		c.rcBL, c.rcDisp = make([]int64, n), make([]int64, n)
+		c.rcBL[0] = n
+		unit := int64(4) // create_hindexed: bytes
+		if c.ctor == "indexed" {
+			unit = 1
+		}
+		for k := range n {
+			if k > 0 {
+				c.rcBL[k] = 1
+			}
+			c.rcDisp[k] = k * n * unit
+		}
+	}
 }
 
 func resolve(d mpDef) mpCase {
@@ -185,30 +218,14 @@ func (c *mpCase) makeType() *datatype.Type {
 	case kFace3D:
 		return must(datatype.HVector(c.c, 1, c.a*c.b*8, must(datatype.Vector(c.b, 1, c.a, dbl))))
 	case kRCHIB:
-		ds := make([]int64, 0, 2*n-1)
-		for j := range n {
-			ds = append(ds, j*4)
-		}
-		for k := int64(1); k < n; k++ {
-			ds = append(ds, k*n*4)
-		}
-		return must(datatype.HIndexedBlock(1, ds, in))
+		c.rcArgs()
+		return must(datatype.HIndexedBlock(1, c.rcDisp, in))
 	case kRCIdx:
-		bl, ds := make([]int64, n), make([]int64, n)
-		bl[0] = n
-		for k := range n {
-			if k > 0 {
-				bl[k] = 1
-			}
-			ds[k] = k * n
-		}
+		c.rcArgs()
 		if c.ctor == "indexed" {
-			return must(datatype.Indexed(bl, ds, in))
+			return must(datatype.Indexed(c.rcBL, c.rcDisp, in))
 		}
-		for k := range ds {
-			ds[k] *= 4
-		}
-		return must(datatype.HIndexed(bl, ds, in))
+		return must(datatype.HIndexed(c.rcBL, c.rcDisp, in))
 	case kRCStruct:
 		return must(datatype.Struct([]int64{1, 1}, []int64{0, n * 4},
 			[]*datatype.Type{must(datatype.Contiguous(n, in)), must(datatype.Vector(n-1, 1, n, in))}))

@@ -1,0 +1,349 @@
+package dame
+
+import (
+	"slices"
+
+	"github.com/ddtlab/ddt/internal/recon"
+)
+
+// The rules of Simplify. A simplifier rewrites the tree bottom-up; every
+// rewrite of a node returns a node that moves the same bytes in the same
+// order when placed at a returned displacement, with the extent of the
+// node it replaces (its parent may repeat it at that extent).
+
+// costModel is seed 000's default cost model (optimal.DefaultCost), in
+// which Simplify compares programs: a DAME node costs what the type-tree
+// node of the same shape costs (Vector a vec, BlockIndex an idx, Index an
+// idxbuc, Struct a struc; a block length above 1 is one more vec).
+var costModel = recon.Cost{Leaf: 2, Vec: 4, Idx: 3, IdxBuc: 4, Struc: 2, Ix: 1, Bucket: 1, Type: 1, Contig: 2, SBuc: 4}
+
+// reconSet is the constructors reconstruction may use: those with a DAME
+// primitive of their own.
+const reconSet = recon.AllowVec | recon.AllowIdx | recon.AllowIdxBuc | recon.AllowStruc
+
+// maxSymbols bounds the distinct blocks of a list that reconstruction
+// names as symbols.
+const maxSymbols = 64
+
+type simplified struct {
+	n   *Node
+	off int64
+}
+
+type simplifier struct {
+	b     Budget
+	z     builder
+	memo  map[*Node]simplified
+	costs map[*Node]int64
+}
+
+// node returns n simplified and the displacement of its origin, with n's
+// extent.
+func (s *simplifier) node(n *Node) (*Node, int64) {
+	if n.Op == ContigFinal {
+		return n, 0
+	}
+	if r, ok := s.memo[n]; ok {
+		return r.n, r.off
+	}
+	m, off := s.rewrite(n)
+	m = s.withExtent(m, n.Extent)
+	if s.memo == nil {
+		s.memo = map[*Node]simplified{}
+	}
+	s.memo[n] = simplified{m, off}
+	return m, off
+}
+
+// withExtent returns m, or a copy of it, with extent e.
+func (s *simplifier) withExtent(m *Node, e int64) *Node {
+	if m.Extent == e {
+		return m
+	}
+	c := s.z.alloc(*m)
+	c.Extent = e
+	return c
+}
+
+func (s *simplifier) rewrite(n *Node) (*Node, int64) {
+	z := &s.z
+	switch n.Op {
+	case Contig, Vector:
+		c, off := s.node(n.Child)
+		c = s.withExtent(c, n.Child.Extent)
+		if n.Op == Contig {
+			return z.vector(n.Count, 1, n.Child.Extent, c), off
+		}
+		return z.vector(n.Count, n.Blocklen, n.Stride, c), off
+	}
+	kids := make([]simplified, len(n.Disps))
+	nested := false
+	for i := range n.Disps {
+		c0 := n.ChildOf(i)
+		if i > 0 && c0 == n.ChildOf(i-1) {
+			kids[i] = kids[i-1]
+			continue
+		}
+		c, off := s.node(c0)
+		kids[i] = simplified{s.withExtent(c, c0.Extent), off}
+		nested = nested || (n.BlockLen(i) == 1 && isList(c))
+	}
+	best, bestOff := s.list(n, kids, false)
+	if nested {
+		// structs and lists nested in blocks of one instance, inlined:
+		// cheaper when it lets blocks merge or children be shared
+		if m, off := s.list(n, kids, true); s.cost(m) < s.cost(best) {
+			best, bestOff = m, off
+		}
+	}
+	return s.reconstruct(best, bestOff)
+}
+
+func isList(n *Node) bool { return n.Op == BlockIndex || n.Op == Index || n.Op == Struct }
+
+// list normalizes the blocks of list node n with its children replaced by
+// kids, inlining the lists among them when inline is set.
+func (s *simplifier) list(n *Node, kids []simplified, inline bool) (*Node, int64) {
+	b := newBlockList(len(n.Disps))
+	for i, d := range n.Disps {
+		k, c := n.BlockLen(i), kids[i]
+		if inline && k == 1 && isList(c.n) {
+			for j, dj := range c.n.Disps {
+				b.add(d+c.off+dj, c.n.BlockLen(j), c.n.ChildOf(j), 0)
+			}
+			continue
+		}
+		b.add(d, k, c.n, c.off)
+	}
+	return b.normalize(&s.z, true)
+}
+
+// spend reserves the work of an exact run on n entries.
+func (s *simplifier) spend(n int) bool {
+	w := recon.Work(n)
+	if w > s.b.Work {
+		return false
+	}
+	s.b.Work -= w
+	return true
+}
+
+// reconstruct returns the cheapest of list node m (at off) and the
+// least-cost trees reconstructed over its blocks and over groups of its
+// blocks (consecutive equal blocks at a constant stride), within the
+// budget.
+func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
+	if !isList(m) || len(m.Disps) < 3 {
+		return m, off
+	}
+	nb := len(m.Disps)
+	if nb > s.b.MaxSeq && nb > 64*s.b.MaxSeq {
+		return m, off // too long to group cheaply either
+	}
+	// the distinct blocks (child and block length) as symbols
+	type rep struct {
+		c  *Node
+		bl int64
+	}
+	var reps []rep
+	syms := make([]int32, nb)
+	for i := range nb {
+		c, k := m.ChildOf(i), m.BlockLen(i)
+		id := -1
+		for j, r := range reps {
+			if r.bl == k && (r.c == c || Equal(r.c, c)) {
+				id = j
+				break
+			}
+		}
+		if id < 0 {
+			if len(reps) == maxSymbols {
+				return m, off
+			}
+			id = len(reps)
+			reps = append(reps, rep{c, k})
+		}
+		syms[i] = int32(id)
+	}
+	nodes := make([]*Node, len(reps))
+	for j, r := range reps {
+		switch {
+		case r.bl == 1:
+			nodes[j] = r.c
+		case r.c.Op == ContigFinal && r.c.Extent == r.c.Size:
+			nodes[j] = s.z.leaf(r.bl * r.c.Size)
+		default:
+			nodes[j] = s.z.vector(r.bl, 1, r.c.Extent, r.c)
+		}
+	}
+	d0 := m.Disps[0]
+	disps := make([]int64, nb)
+	for i, d := range m.Disps {
+		disps[i] = d - d0
+	}
+	best, bestOff, bestCost := m, off, s.cost(m)
+	try := func(syms []int32, disps []int64, nodes []*Node) {
+		if len(syms) > s.b.MaxSeq || !s.spend(len(syms)) {
+			return
+		}
+		seq := recon.Seq{Sym: syms, Disp: disps, LeafCost: make([]int64, len(nodes))}
+		for j, n := range nodes {
+			seq.LeafCost[j] = min(s.cost(n), recon.MaxCost/int64(len(syms)+1))
+		}
+		t, _, err := recon.Solve(seq, costModel, reconSet)
+		if err != nil {
+			return
+		}
+		r, d := s.fromTree(t, nodes)
+		if c := s.cost(r); c < bestCost {
+			best, bestOff, bestCost = r, off+d0+d, c
+		}
+	}
+	try(syms, disps, nodes)
+	// groups: runs of one symbol at a constant stride
+	type group struct {
+		sym                 int32
+		disp, count, stride int64
+	}
+	var gs []group
+	for i := range nb {
+		if k := len(gs) - 1; k >= 0 && gs[k].sym == syms[i] {
+			g := &gs[k]
+			if g.count == 1 {
+				g.count, g.stride = 2, disps[i]-g.disp
+				continue
+			}
+			if disps[i] == g.disp+g.count*g.stride {
+				g.count++
+				continue
+			}
+		}
+		if len(gs) == s.b.MaxSeq {
+			return best, bestOff
+		}
+		gs = append(gs, group{syms[i], disps[i], 1, 0})
+	}
+	if len(gs) == nb {
+		return best, bestOff
+	}
+	type gkey struct {
+		sym           int32
+		count, stride int64
+	}
+	ids := map[gkey]int32{}
+	var gnodes []*Node
+	gsyms, gdisps := make([]int32, len(gs)), make([]int64, len(gs))
+	for k, g := range gs {
+		key := gkey{g.sym, g.count, g.stride}
+		if g.count == 1 {
+			key.stride = 0
+		}
+		id, ok := ids[key]
+		if !ok {
+			id = int32(len(gnodes))
+			ids[key] = id
+			n := nodes[g.sym]
+			if g.count > 1 {
+				n = s.vector(g.count, g.stride, n)
+			}
+			gnodes = append(gnodes, n)
+		}
+		gsyms[k], gdisps[k] = id, g.disp
+	}
+	try(gsyms, gdisps, gnodes)
+	return best, bestOff
+}
+
+// vector is count copies of c stride bytes apart (normalized by the
+// builder), its extent the span of the copies' extents.
+func (s *simplifier) vector(count, stride int64, c *Node) *Node {
+	v := s.z.vector(count, 1, stride, c)
+	if v != c && v.Extent == 0 && v.Op != ContigFinal {
+		v.Extent = (count-1)*stride + c.Extent
+	}
+	return v
+}
+
+// fromTree builds the DAME node of a reconstructed tree over the symbols
+// nodes, and the displacement of its origin.
+func (s *simplifier) fromTree(t *recon.Tree, nodes []*Node) (*Node, int64) {
+	z := &s.z
+	switch t.Kind {
+	case recon.Leaf:
+		return nodes[t.Sym], 0
+	case recon.Vec:
+		c, d := s.fromTree(t.Child, nodes)
+		return s.vector(t.Count, t.Stride, c), d
+	case recon.Idx, recon.IdxBuc:
+		c, d := s.fromTree(t.Child, nodes)
+		ds := make([]int64, len(t.Disps))
+		for k, x := range t.Disps {
+			ds[k] = x + d
+		}
+		bls := t.Sizes
+		if t.Kind == recon.Idx {
+			bls = make([]int64, len(ds))
+			for k := range bls {
+				bls[k] = 1
+			}
+		} else {
+			// bucket copies lie Stride apart: the child's extent
+			c = s.withExtent(c, t.Stride)
+		}
+		return z.indexed(ds, slices.Clone(bls), c)
+	case recon.Struc:
+		b := newBlockList(len(t.Children))
+		for k, ct := range t.Children {
+			c, d := s.fromTree(ct, nodes)
+			b.add(t.Disps[k], 1, c, d)
+		}
+		return b.normalize(z, false)
+	}
+	panic("dame: reconstruction produced a " + "node of an unknown kind") // reconSet allows no other
+}
+
+// cost is n's cost in costModel, counting every use of a shared node.
+func (s *simplifier) cost(n *Node) int64 {
+	if n.Op == ContigFinal {
+		return costModel.Leaf
+	}
+	if c, ok := s.costs[n]; ok {
+		return c
+	}
+	var c int64
+	nb := int64(len(n.Disps))
+	switch n.Op {
+	case Contig:
+		c = costModel.Vec + s.cost(n.Child)
+	case Vector, BlockIndex:
+		c = costModel.Vec
+		if n.Op == BlockIndex {
+			c = costModel.Idx + nb*costModel.Ix
+		}
+		if n.Blocklen > 1 {
+			c += costModel.Vec
+		}
+		c += s.cost(n.Child)
+	case Index:
+		c = costModel.IdxBuc + nb*(costModel.Ix+costModel.Bucket) + s.cost(n.Child)
+	case Struct:
+		c = costModel.Struc + nb*(costModel.Ix+costModel.Type)
+		var prev *Node
+		var pc int64
+		for i, k := range n.Blocklens {
+			ch := n.Children[i]
+			if ch != prev {
+				prev, pc = ch, s.cost(ch)
+			}
+			c += pc
+			if k > 1 {
+				c += costModel.Vec
+			}
+		}
+	}
+	if s.costs == nil {
+		s.costs = map[*Node]int64{}
+	}
+	s.costs[n] = c
+	return c
+}

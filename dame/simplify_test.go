@@ -1,0 +1,314 @@
+package dame_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/ref"
+	"github.com/ddtlab/ddt/internal/typegen"
+	"github.com/ddtlab/ddt/lang"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// budgets are the normalization modes of ddt (never, auto, always) and a
+// generous offline budget.
+var budgets = []struct {
+	name string
+	b    *dame.Budget
+}{
+	{"never", nil},
+	{"auto", &dame.AutoBudget},
+	{"always", &dame.CommitBudget},
+	{"offline", &dame.Budget{MaxProgram: 1 << 16, MaxSeq: 200, Work: 1 << 28}},
+}
+
+// listTypes generates types whose lists hide regular structure or nest:
+// grids listed element by element, in rows or columns, structs of structs,
+// touching blocks of vectors.
+func listTypes(r *rand.Rand) *datatype.Type {
+	i32 := datatype.Of(datatype.Int)
+	f64 := datatype.Of(datatype.Double)
+	switch r.IntN(5) {
+	case 0: // a rows x cols block of a matrix, element by element, maybe transposed
+		rows, cols := 1+r.IntN(12), 1+r.IntN(12)
+		ld := int64(cols + r.IntN(20))
+		var ds []int64
+		for a := range rows {
+			for b := range cols {
+				ds = append(ds, int64(a)*ld+int64(b)*int64(1+r.IntN(2)))
+			}
+		}
+		if r.IntN(2) == 0 {
+			slicesReverse(ds)
+		}
+		return must(datatype.IndexedBlock(1+int64(r.IntN(2)), ds, i32))
+	case 1: // struct of structs of lists
+		inner := must(datatype.Struct([]int64{1, 1}, []int64{0, 16}, []*datatype.Type{i32, i32}))
+		n := 2 + r.IntN(20)
+		bls, ds, ts := make([]int64, n), make([]int64, n), make([]*datatype.Type, n)
+		for k := range n {
+			bls[k], ds[k], ts[k] = 1, int64(k)*int64(32+8*r.IntN(2)), inner
+			if r.IntN(4) == 0 {
+				ts[k] = f64
+			}
+		}
+		return must(datatype.Struct(bls, ds, ts))
+	case 2: // touching blocks of a vector
+		v := must(datatype.Vector(2, 1, 3, f64)) // extent 32
+		n := 3 + r.IntN(30)
+		bls, ds := make([]int64, n), make([]int64, n)
+		var d int64
+		for k := range n {
+			bls[k] = 1 + int64(r.IntN(3))
+			ds[k] = d
+			d += bls[k] * 32
+			if r.IntN(3) == 0 {
+				d += 32 * int64(1+r.IntN(4))
+			}
+		}
+		return must(datatype.HIndexed(bls, ds, v))
+	case 3: // the row and column of seed 000 in some order
+		n := 4 + r.IntN(40)
+		var ds []int64
+		for k := range n {
+			ds = append(ds, int64(k))
+		}
+		for k := 1; k < n; k++ {
+			ds = append(ds, int64(k*n))
+		}
+		if r.IntN(2) == 0 {
+			r.Shuffle(len(ds), func(a, b int) { ds[a], ds[b] = ds[b], ds[a] })
+		}
+		return must(datatype.IndexedBlock(1, ds, i32))
+	}
+	return typegen.Random(r, typegen.Options{MaxElements: 300, MaxExtent: 1 << 13})
+}
+
+func slicesReverse(xs []int64) {
+	for i, j := 0, len(xs)-1; i < j; i, j = i+1, j-1 {
+		xs[i], xs[j] = xs[j], xs[i]
+	}
+}
+
+// memImage is a memory image for count instances of t and its origin.
+func memImage(t *datatype.Type, count int64, seed byte) ([]byte, int64) {
+	lo, hi, err := t.Span(count)
+	if err != nil {
+		panic(err)
+	}
+	buf := make([]byte, hi-lo+6)
+	for k := range buf {
+		buf[k] = byte(k*7) + seed
+	}
+	return buf, 3 - lo
+}
+
+// checkSimplified packs and unpacks count instances of t with the engines
+// running q, whole and split at a random byte, and compares with the
+// reference engine.
+func checkSimplified(t *testing.T, r *rand.Rand, ty *datatype.Type, p, q *dame.Program, what string) {
+	t.Helper()
+	if q.Size != p.Size || q.Extent != p.Extent {
+		t.Fatalf("%s: size %d extent %d, want %d %d", what, q.Size, q.Extent, p.Size, p.Extent)
+	}
+	lo, hi, ok := q.DataBounds()
+	lo0, hi0 := ty.DataBounds()
+	if ty.Size() > 0 && (!ok || lo != lo0 || hi != hi0) {
+		t.Fatalf("%s: data bounds [%d, %d) %v, the type's [%d, %d)\n%v", what, lo, hi, ok, lo0, hi0, q)
+	}
+	count := r.Int64N(3) + 1
+	src, origin := memImage(ty, count, 1)
+	size := ty.Size() * count
+	want := make([]byte, size)
+	ref.Pack(ty, count, src, origin, 0, want)
+	wantImg, _ := memImage(ty, count, 9)
+	ref.Unpack(ty, count, wantImg, origin, 0, want)
+	for _, e := range []engine.Engine{engine.NewInterp(q, engine.LevelGo), engine.NewCompiled(q, engine.DefaultLevel())} {
+		got := make([]byte, size)
+		split := r.Int64N(size + 1)
+		e.Pack(got[:split], src, origin, count, 0)
+		e.Pack(got[split:], src, origin, count, split)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: %T: pack of %d split at %d differs from the reference\nbefore:\n%vafter:\n%v", what, e, count, split, p, q)
+		}
+		img, _ := memImage(ty, count, 9)
+		e.Unpack(img, want[:split], origin, count, 0)
+		e.Unpack(img, want[split:], origin, count, split)
+		if !bytes.Equal(img, wantImg) {
+			t.Fatalf("%s: %T: unpack of %d split at %d differs from the reference\nbefore:\n%vafter:\n%v", what, e, count, split, p, q)
+		}
+	}
+}
+
+// TestSimplifyMatchesReference: for random types, the simplified program
+// packs and unpacks byte-identically to the reference engine in every
+// mode, split at any byte, and p itself is left unchanged.
+func TestSimplifyMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	changed := map[string]int{}
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	for i := range n {
+		var ty *datatype.Type
+		if i%2 == 0 {
+			ty = listTypes(r)
+		} else {
+			ty = typegen.Random(r, typegen.Options{MaxElements: 400, MaxExtent: 1 << 14})
+		}
+		if ty.Size() == 0 {
+			continue
+		}
+		p := dame.Compile(ty)
+		before := p.String()
+		for _, b := range budgets {
+			q := p
+			if b.b != nil {
+				q = dame.Simplify(p, *b.b)
+			}
+			if q != p {
+				changed[b.name]++
+			}
+			checkSimplified(t, r, ty, p, q, b.name)
+		}
+		if p.String() != before {
+			t.Fatalf("Simplify changed its input:\n%s\nnow\n%v", before, p)
+		}
+	}
+	t.Logf("programs changed of %d: %v", n, changed)
+	if changed["always"] == 0 || changed["auto"] == 0 || changed["offline"] < changed["always"] {
+		t.Errorf("programs changed: %v", changed)
+	}
+}
+
+// TestSimplifyGolden compares the program of seed 000's examples (and
+// others where Simplify's rules fire) before and after Simplify with
+// testdata/simplify/NAME.golden (go test -update rewrites them).
+func TestSimplifyGolden(t *testing.T) {
+	rowcol := func(n int) string { // INDEXED_BLOCK_TYPE: row, then column
+		var b strings.Builder
+		b.WriteString("indexed_block(1, [")
+		for k := range n {
+			fmt.Fprintf(&b, "%d, ", k)
+		}
+		for k := 1; k < n; k++ {
+			fmt.Fprintf(&b, "%d, ", k*n)
+		}
+		return strings.TrimSuffix(b.String(), ", ") + "], int)"
+	}
+	colrow := func(n int) string { // the column, then the row
+		var b strings.Builder
+		b.WriteString("indexed_block(1, [")
+		for k := n - 1; k >= 1; k-- {
+			fmt.Fprintf(&b, "%d, ", k*n)
+		}
+		for k := range n {
+			fmt.Fprintf(&b, "%d, ", k)
+		}
+		return strings.TrimSuffix(b.String(), ", ") + "], int)"
+	}
+	grid := func(rows, cols, ld int) string { // a block of a matrix, element by element
+		var b strings.Builder
+		b.WriteString("indexed_block(1, [")
+		for a := range rows {
+			for c := range cols {
+				fmt.Fprintf(&b, "%d, ", a*ld+c*2)
+			}
+		}
+		return strings.TrimSuffix(b.String(), ", ") + "], int)"
+	}
+	cases := []struct{ name, src string }{
+		// seed 000 §II, Fig. 2: the first row and column of a 10 x 10 int matrix
+		{"rowcol-indexed-block", rowcol(10)},
+		{"rowcol-indexed", "indexed([10, 1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 10, 20, 30, 40, 50, 60, 70, 80, 90], int)"},
+		{"rowcol-struct-vec", "struct([1, 1], [0, 40], [contiguous(10, int), vector(9, 1, 10, int)])"},
+		{"colrow-indexed-block", colrow(10)},
+		// seed 000 §III: ints at 3, 5, 7, 9, 11 (bytes)
+		{"idx-vec", "hindexed_block(1, [3, 5, 7, 9, 11], int)"},
+		// a 6 x 5 block (every other int) of a matrix of leading dimension 40
+		{"grid", grid(6, 5, 40)},
+		// seed 000 Fig. 3: idx(20, X) twice, at 0 and 300 ints
+		{"fig3-struct-of-idx", "struct([1, 1], [0, 1200], [indexed_block(1, [0, 3, 4, 9, 17, 21, 22, 30, 38, 41, 45, 52, 60, 61, 70, 77, 80, 88, 93, 99], int), " +
+			"indexed_block(1, [0, 3, 4, 9, 17, 21, 22, 30, 38, 41, 45, 52, 60, 61, 70, 77, 80, 88, 93, 99], int)])"},
+		// a struct of structs: inlined
+		{"struct-of-structs", "struct([1, 1, 1], [0, 64, 128], [struct([1, 1], [0, 8], [int, int]), struct([1, 1], [0, 8], [int, int]), double])"},
+		// touching blocks of a strided child merge
+		{"touching-vectors", "hindexed([1, 2, 1], [0, 32, 96], vector(2, 1, 3, double))"},
+	}
+	for _, c := range cases {
+		ty, err := lang.Parse(c.name, []byte(c.src))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		p := dame.Compile(ty)
+		q := dame.Simplify(p, dame.CommitBudget)
+		checkSimplified(t, rand.New(rand.NewPCG(1, 2)), ty, p, q, c.name)
+		got := fmt.Sprintf("# %s\n# compiled\n%v# simplified (changed: %v)\n%v", c.src, p, q != p, q)
+		file := filepath.Join("testdata", "simplify", c.name+".golden")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("%s: %v (go test -update writes it)", c.name, err)
+		}
+		if got != string(want) {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.name, got, want)
+		}
+	}
+}
+
+// FuzzSimplify: for any program Parse accepts (of a bounded size), the
+// simplified program moves the same bytes in the same order, and Simplify
+// never panics.
+func FuzzSimplify(f *testing.F) {
+	f.Add("EXIT(8, 0)\nBLOCKINDEXFINAL(4, 1, [0, 8, 100, 108], 4, 4)\nCONTIGFINAL(4)\nBOTTOM")
+	f.Add("EXIT(48, 0)\nINDEXFINAL(3, [4, 25, 8], [0, 8, 36], 1, 1)\nCONTIGFINAL(1)\nBOTTOM")
+	f.Add("EXIT(64, 0)\nSTRUCT(2, [1, 1], [0, 16], [8, 8], [8, 8])\nRETURNTO(2)\nBLOCKINDEXFINAL(2, 1, [0, 4], 4, 4)\nCONTIGFINAL(4)\nBOTTOM\n" +
+		"RETURNTO(2)\nBLOCKINDEXFINAL(2, 1, [0, 4], 4, 4)\nCONTIGFINAL(4)\nBOTTOM\nBOTTOM")
+	f.Add("EXIT(8, 0)\nVECTOR(4, 2, 64, 4, 4)\nCONTIGCHILD\nCONTIGFINAL(4)\nBOTTOM")
+	f.Fuzz(func(t *testing.T, text string) {
+		p, err := dame.Parse(text)
+		if err != nil || p.Size > 1<<14 {
+			return
+		}
+		lo, hi, ok := p.DataBounds()
+		if !ok || hi-lo > 1<<20 || lo < -(1<<40) || hi > 1<<40 {
+			return
+		}
+		for _, b := range budgets[1:] {
+			q := dame.Simplify(p, *b.b)
+			lq, hq, okq := q.DataBounds()
+			if q.Size != p.Size || q.Extent != p.Extent || !okq || lq != lo || hq != hi {
+				t.Fatalf("%s: size, extent or bounds changed:\n%v\n%v", b.name, p, q)
+			}
+			src := make([]byte, hi-lo)
+			for k := range src {
+				src[k] = byte(k*13 + 1)
+			}
+			want, got := make([]byte, p.Size), make([]byte, p.Size)
+			engine.NewInterp(p, engine.LevelGo).Pack(want, src, -lo, 1, 0)
+			engine.NewInterp(q, engine.LevelGo).Pack(got, src, -lo, 1, 0)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s: packs differ:\n%v\n%v", b.name, p, q)
+			}
+		}
+	})
+}

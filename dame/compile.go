@@ -46,7 +46,7 @@ type builder struct {
 
 func (z *builder) alloc(n Node) *Node {
 	if len(z.slab) == cap(z.slab) {
-		z.slab = make([]Node, 0, min(2*cap(z.slab), 64))
+		z.slab = make([]Node, 0, min(max(2*cap(z.slab), 4), 64))
 	}
 	z.slab = append(z.slab, n)
 	return &z.slab[len(z.slab)-1]

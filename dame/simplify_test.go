@@ -312,3 +312,35 @@ func FuzzSimplify(f *testing.F) {
 		}
 	})
 }
+
+// TestSimplifyNoWorkNoAlloc: where nothing fires — the automatic policy
+// turning a program away, or a program of vectors Compile built — Simplify
+// returns its input without allocating, so NormalizeAuto costs commit no
+// allocation.
+func TestSimplifyNoWorkNoAlloc(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	rnd := make([]int64, 4096)
+	for k := range rnd {
+		rnd[k] = int64(k)*64 + r.Int64N(32)
+	}
+	f64 := datatype.Of(datatype.Double)
+	for _, c := range []struct {
+		name string
+		t    *datatype.Type
+		b    dame.Budget
+	}{
+		{"vector, auto", must(datatype.Vector(100, 2, 5, f64)), dame.AutoBudget},
+		{"vector of vectors, always", must(datatype.HVector(7, 1, 4096, must(datatype.Vector(100, 2, 5, f64)))), dame.CommitBudget},
+		{"4096 random blocks, auto", must(datatype.IndexedBlock(1, rnd, f64)), dame.AutoBudget},
+		{"4096 random blocks, always", must(datatype.IndexedBlock(1, rnd, f64)), dame.CommitBudget},
+		{"struct, auto", must(datatype.Struct([]int64{1, 3, 1}, []int64{0, 8, 40}, []*datatype.Type{datatype.Of(datatype.Int), f64, datatype.Of(datatype.Char)})), dame.AutoBudget},
+	} {
+		p := dame.Compile(c.t)
+		if q := dame.Simplify(p, c.b); q != p {
+			t.Fatalf("%s: simplified:\n%v", c.name, q)
+		}
+		if n := testing.AllocsPerRun(20, func() { dame.Simplify(p, c.b) }); n != 0 {
+			t.Errorf("%s: %v allocations, want 0", c.name, n)
+		}
+	}
+}

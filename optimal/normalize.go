@@ -37,10 +37,11 @@ func DefaultNormalizeOptions() NormalizeOptions {
 	return NormalizeOptions{Options: DefaultOptions(), ExactLimit: 1024, Work: 1 << 32, MaxTree: 1 << 22}
 }
 
-// CommitNormalizeOptions returns limits for normalizing at commit time:
-// exact reconstruction only on sequences of up to 64 entries and at most
-// about a millisecond of exact work, and no normalization of types whose
-// tree has more than 2^14 nodes and list entries.
+// CommitNormalizeOptions returns limits for normalizing within about a
+// millisecond: exact reconstruction only on sequences of up to 64 entries
+// and at most about a millisecond of exact work, and no normalization of
+// types whose tree has more than 2^14 nodes and list entries (the limits
+// of dame.CommitBudget, which commit uses on the program).
 func CommitNormalizeOptions() NormalizeOptions {
 	return NormalizeOptions{Options: DefaultOptions(), ExactLimit: 64, Work: 1 << 21, MaxTree: 1 << 14}
 }

@@ -89,30 +89,29 @@ func (s *simplifier) rewrite(n *Node) (*Node, int64) {
 		}
 		return z.vector(n.Count, n.Blocklen, n.Stride, c), off
 	}
+	var one simplified // the child of BlockIndex and Index, simplified once
 	if n.Op != Struct {
-		// one child: if the rules change neither it nor the list, the
-		// list is final
-		if c, off := s.node(n.Child); c == n.Child && off == 0 && !isList(c) && listFinal(n) {
+		c, off := s.node(n.Child)
+		if c == n.Child && off == 0 && !isList(c) && listFinal(n) {
+			// the rules change neither the child nor the list
 			return s.reconstruct(n, 0)
 		}
+		one = simplified{s.withExtent(c, n.Child.Extent), off}
 	}
 	kids := make([]simplified, len(n.Disps))
 	nested := false
 	for i := range n.Disps {
 		c0 := n.ChildOf(i)
-		if i > 0 && c0 == n.ChildOf(i-1) {
+		switch {
+		case n.Op != Struct:
+			kids[i] = one
+		case i > 0 && c0 == n.ChildOf(i-1):
 			kids[i] = kids[i-1]
-			continue
+		default:
+			c, off := s.shared(c0)
+			kids[i] = simplified{s.withExtent(c, c0.Extent), off}
 		}
-		var c *Node
-		var off int64
-		if n.Op == Struct {
-			c, off = s.shared(c0)
-		} else {
-			c, off = s.node(c0)
-		}
-		kids[i] = simplified{s.withExtent(c, c0.Extent), off}
-		nested = nested || (n.BlockLen(i) == 1 && isList(c))
+		nested = nested || (n.BlockLen(i) == 1 && isList(kids[i].n))
 	}
 	if n.Op == Struct && !nested && structFinal(n, kids) {
 		return s.reconstruct(n, 0)

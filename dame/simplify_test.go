@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
@@ -401,5 +402,27 @@ func BenchmarkSimplifiedPack(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestSimplifyDeep: a program of lists nested 36 deep (3^36 elements,
+// every list irregular, so every level is visited) simplifies in time
+// linear in its size, not in 2^depth.
+func TestSimplifyDeep(t *testing.T) {
+	ty := datatype.Of(datatype.Int)
+	for range 36 {
+		ty = must(datatype.Resized(must(datatype.IndexedBlock(1, []int64{0, 1, 5}, ty)), 0, 8))
+	}
+	p := dame.Compile(ty)
+	if p.Depth < 36 {
+		t.Fatalf("program %d deep", p.Depth)
+	}
+	start := time.Now()
+	q := dame.Simplify(p, dame.CommitBudget)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Simplify of a program %d deep took %v", p.Depth, d)
+	}
+	if q.Size != p.Size {
+		t.Fatal("size changed")
 	}
 }

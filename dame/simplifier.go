@@ -496,11 +496,9 @@ func (s *simplifier) cost(n *Node) int64 {
 			}
 		}
 	}
-	if n.Op == Struct { // the nodes that share children
-		if s.costs == nil {
-			s.costs = map[*Node]int64{}
-		}
-		s.costs[n] = c
+	if s.costs == nil {
+		s.costs = map[*Node]int64{}
 	}
+	s.costs[n] = c // each list asks for its subtree's cost
 	return c
 }

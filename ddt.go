@@ -123,6 +123,7 @@ type Committed struct {
 	progMu sync.Once
 	treeMu sync.Once
 	tree   *sig.Tree // built on first use
+	bounds bounds    // what Pack and Unpack check, precomputed
 }
 
 // engineRef holds a Committed's engine and the name Engine reports.
@@ -175,7 +176,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		lv = min(l, engine.MaxLevel())
 	}
 	if opts.Engine == Reference || !Compilable(t) {
-		return &Committed{t: t, kind: Reference, lv: lv}, nil
+		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t)}, nil
 	}
 	// one allocation for the committed type and its program
 	cp := new(struct {
@@ -184,6 +185,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	})
 	c := &cp.c
 	c.t, c.kind, c.lv, c.prog = t, opts.Engine, lv, &cp.p
+	c.bounds = boundsOf(t)
 	dame.CompileTo(c.prog, t)
 	c.normalize(opts.Normalize)
 	if opts.JITNow && c.kind == Auto {
@@ -381,11 +383,65 @@ func (c *Committed) checkImage(op string, n int, origin, count int64) (int64, er
 // displacement 0 of instance 0 lies, so types with negative lower bounds
 // work), and the number of instances.
 
+// bounds is what the fast check of Pack and Unpack needs of one instance:
+// its packed size, extent and data bounds, and maxCount, the most instances
+// for which count*size, (count-1)*extent and the bounds shifted by that
+// cannot overflow (0 for a type without data: those go the checked way).
+type bounds struct {
+	size, ext, lo, hi, maxCount int64
+}
+
+// limit bounds every product and shifted bound of the fast check, so that
+// adding an origin of magnitude below limit cannot overflow either.
+const limit = 1 << 61
+
+// boundsOf precomputes the fast check of t.
+func boundsOf(t *datatype.Type) bounds {
+	b := bounds{size: t.Size(), ext: t.Extent()}
+	b.lo, b.hi = t.DataBounds()
+	if b.size <= 0 || b.lo <= -limit || b.hi >= limit || b.ext <= -limit || b.ext >= limit {
+		return b
+	}
+	m := max(b.size, b.ext, -b.ext, 1)
+	b.maxCount = limit / m
+	return b
+}
+
+// fits reports whether count instances with their origin at byte origin of
+// a buffer of n bytes stay inside it, and their pack size, for the common
+// case: count in [1, maxCount] and origin of magnitude below limit (false
+// sends everything else to checkImage, which gives the error if any).
+// Inlined: a few compares and two multiplications.
+func (b *bounds) fits(n int, origin, count int64) (int64, bool) {
+	if uint64(count-1) >= uint64(b.maxCount) || uint64(origin+limit) >= 2*limit {
+		return 0, false
+	}
+	lo, hi := b.lo, b.hi
+	if sh := (count - 1) * b.ext; sh < 0 {
+		lo += sh
+	} else {
+		hi += sh
+	}
+	return count * b.size, origin+lo >= 0 && origin+hi <= int64(n)
+}
+
 // Pack packs count instances from the memory image src, whose instance 0
 // has its origin at byte origin of src, into dst, and returns the number of
 // bytes written. It is an error, before any byte is written, if the type
 // reaches outside src or dst is too small.
 func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
+	if r := c.eng.Load(); r != nil {
+		if size, ok := c.bounds.fits(len(src), origin, count); ok && int64(len(dst)) >= size {
+			r.Pack(dst[:size], src, origin, count, 0)
+			return size, nil
+		}
+	}
+	return c.packChecked(dst, src, origin, count)
+}
+
+// packChecked is Pack with the full check and its errors (and the first
+// call, which builds the engine).
+func (c *Committed) packChecked(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := c.checkImage("pack", len(src), origin, count)
 	if err != nil {
 		return 0, err
@@ -404,6 +460,18 @@ func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 // type reaches outside dst or src holds fewer bytes than count instances
 // need.
 func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) {
+	if r := c.eng.Load(); r != nil {
+		if size, ok := c.bounds.fits(len(dst), origin, count); ok && int64(len(src)) >= size {
+			r.Unpack(dst, src[:size], origin, count, 0)
+			return size, nil
+		}
+	}
+	return c.unpackChecked(dst, src, origin, count)
+}
+
+// unpackChecked is Unpack with the full check and its errors (and the
+// first call, which builds the engine).
+func (c *Committed) unpackChecked(dst, src []byte, origin, count int64) (int64, error) {
 	size, err := c.checkImage("unpack", len(dst), origin, count)
 	if err != nil {
 		return 0, err

@@ -48,6 +48,16 @@ func (s *simplifier) node(n *Node) (*Node, int64) {
 	}
 	m, off := s.rewrite(n)
 	m = s.withExtent(m, n.Extent)
+	return m, off
+}
+
+// shared is node for the children of a Struct, the nodes a program may
+// share: each is simplified once.
+func (s *simplifier) shared(n *Node) (*Node, int64) {
+	if r, ok := s.memo[n]; ok {
+		return r.n, r.off
+	}
+	m, off := s.node(n)
 	if s.memo == nil {
 		s.memo = map[*Node]simplified{}
 	}
@@ -70,23 +80,41 @@ func (s *simplifier) rewrite(n *Node) (*Node, int64) {
 	switch n.Op {
 	case Contig, Vector:
 		c, off := s.node(n.Child)
+		if c == n.Child && off == 0 && n.Op == Vector && vectorFinal(n) {
+			return n, 0
+		}
 		c = s.withExtent(c, n.Child.Extent)
 		if n.Op == Contig {
 			return z.vector(n.Count, 1, n.Child.Extent, c), off
 		}
 		return z.vector(n.Count, n.Blocklen, n.Stride, c), off
 	}
+	var one simplified // the child of BlockIndex and Index, simplified once
+	if n.Op != Struct {
+		c, off := s.node(n.Child)
+		if c == n.Child && off == 0 && !isList(c) && listFinal(n) {
+			// the rules change neither the child nor the list
+			return s.reconstruct(n, 0)
+		}
+		one = simplified{s.withExtent(c, n.Child.Extent), off}
+	}
 	kids := make([]simplified, len(n.Disps))
 	nested := false
 	for i := range n.Disps {
 		c0 := n.ChildOf(i)
-		if i > 0 && c0 == n.ChildOf(i-1) {
+		switch {
+		case n.Op != Struct:
+			kids[i] = one
+		case i > 0 && c0 == n.ChildOf(i-1):
 			kids[i] = kids[i-1]
-			continue
+		default:
+			c, off := s.shared(c0)
+			kids[i] = simplified{s.withExtent(c, c0.Extent), off}
 		}
-		c, off := s.node(c0)
-		kids[i] = simplified{s.withExtent(c, c0.Extent), off}
-		nested = nested || (n.BlockLen(i) == 1 && isList(c))
+		nested = nested || (n.BlockLen(i) == 1 && isList(kids[i].n))
+	}
+	if n.Op == Struct && !nested && structFinal(n, kids) {
+		return s.reconstruct(n, 0)
 	}
 	best, bestOff := s.list(n, kids, false)
 	if nested {
@@ -97,6 +125,50 @@ func (s *simplifier) rewrite(n *Node) (*Node, int64) {
 		}
 	}
 	return s.reconstruct(best, bestOff)
+}
+
+// listFinal reports whether the local rules leave BlockIndex or Index
+// node n as it is (as Compile built it): no block touches the next (a
+// leaf's byte runs; instances of another child at its extent), and the
+// blocks are not all one length at a constant stride (BlockIndex) or all
+// one length (Index). It costs O(blocks) and allocates nothing.
+func listFinal(n *Node) bool {
+	ds, c := n.Disps, n.Child
+	if len(ds) < 2 || (n.Op == BlockIndex && n.Blocklen != 1) {
+		return false
+	}
+	step := c.Extent
+	if c.Op == ContigFinal && c.Extent == c.Size {
+		step = c.Size
+	} else if c.Op == ContigFinal {
+		return false // Compile makes runs of these
+	}
+	strided, differ := n.Op == BlockIndex, false
+	for i := 1; i < len(ds); i++ {
+		if ds[i-1]+n.BlockLen(i-1)*step == ds[i] {
+			return false // touching blocks merge
+		}
+		strided = strided && ds[i]-ds[i-1] == ds[1]-ds[0]
+		differ = differ || n.BlockLen(i) != n.BlockLen(0)
+	}
+	return !strided && (n.Op == BlockIndex || differ)
+}
+
+// structFinal reports whether the local rules leave Struct node n, whose
+// children simplify to kids, as it is: no child changed, not all are bytes,
+// and not all move the same bytes. It allocates nothing.
+func structFinal(n *Node, kids []simplified) bool {
+	bytesOnly, same := true, true
+	for i, k := range kids {
+		c := n.Children[i]
+		if k.n != c || k.off != 0 {
+			return false
+		}
+		bytesOnly = bytesOnly && c.Op == ContigFinal && (n.Blocklens[i] == 1 || c.Extent == c.Size)
+		c0 := n.Children[0]
+		same = same && (i == 0 || Equal(c, c0) || n.Blocklens[0] == 1 && n.Blocklens[i] == 1 && sameMoves(c, c0))
+	}
+	return len(kids) >= 2 && !bytesOnly && !same
 }
 
 func isList(n *Node) bool { return n.Op == BlockIndex || n.Op == Index || n.Op == Struct }
@@ -137,8 +209,8 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		return m, off
 	}
 	nb := len(m.Disps)
-	if nb > s.b.MaxSeq && nb > 64*s.b.MaxSeq {
-		return m, off // too long to group cheaply either
+	if nb > s.b.MaxSeq && !fewGroups(m, s.b.MaxSeq) {
+		return m, off // too long, and so are its groups
 	}
 	// the distinct blocks (child and block length) as symbols
 	type rep struct {
@@ -165,6 +237,13 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		}
 		syms[i] = int32(id)
 	}
+	if len(reps) == nb && m.Op != Struct {
+		// no block repeats: no vector, indexed or bucket node can form,
+		// and a struct of the blocks costs more than the list
+		return m, off
+	}
+	// a block of bl > 1 instances as one node: a leaf of bl instances of
+	// a contiguous leaf, a vector otherwise
 	nodes := make([]*Node, len(reps))
 	for j, r := range reps {
 		switch {
@@ -175,6 +254,18 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		default:
 			nodes[j] = s.z.vector(r.bl, 1, r.c.Extent, r.c)
 		}
+	}
+	if len(reps) == nb {
+		// no block repeats, but a struct of the blocks as nodes is
+		// cheaper when blocks of contiguous leaves become leaves
+		b := newBlockList(nb)
+		for i, d := range m.Disps {
+			b.add(d, 1, nodes[syms[i]], 0)
+		}
+		if r, d := b.normalize(&s.z, false); s.cost(r) < s.cost(m) {
+			return r, off + d
+		}
+		return m, off
 	}
 	d0 := m.Disps[0]
 	disps := make([]int64, nb)
@@ -192,6 +283,9 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		}
 		t, _, err := recon.Solve(seq, costModel, reconSet)
 		if err != nil {
+			return
+		}
+		if repeatsStruct(t, m.Op != Struct, nodes) {
 			return
 		}
 		r, d := s.fromTree(t, nodes)
@@ -262,6 +356,67 @@ func (s *simplifier) vector(count, stride int64, c *Node) *Node {
 		v.Extent = (count-1)*stride + c.Extent
 	}
 	return v
+}
+
+// fewGroups reports whether the blocks of list node m may form at most
+// max groups (runs of equal blocks at a constant stride, as reconstruct
+// forms them), the check that lets a long list skip reconstruction before
+// anything is allocated. Blocks count as equal when their children have
+// the same op, size and extent and their block lengths agree (Equal
+// implies it), so the answer is an estimate; a list it turns away keeps
+// what the local rules made of it. It stops at the first max+1 groups.
+func fewGroups(m *Node, max int) bool {
+	same := func(i, j int) bool {
+		a, b := m.ChildOf(i), m.ChildOf(j)
+		return m.BlockLen(i) == m.BlockLen(j) && (a == b || a.Op == b.Op && a.Size == b.Size && a.Extent == b.Extent)
+	}
+	groups, start := 1, 0 // the open group starts at block start
+	var count, stride int64 = 1, 0
+	for i := 1; i < len(m.Disps); i++ {
+		if same(i, start) {
+			if count == 1 {
+				count, stride = 2, m.Disps[i]-m.Disps[start]
+				continue
+			}
+			if m.Disps[i] == m.Disps[start]+count*stride {
+				count++
+				continue
+			}
+		}
+		if groups++; groups > max {
+			return false
+		}
+		start, count = i, 1
+	}
+	return true
+}
+
+// repeatsStruct reports whether t has a struc node inside a repetition
+// (vec, idx, idxbuc) — under is set inside one — that builds a STRUCT of
+// subprograms, one every repetition enters: the cost model counts such a
+// struct once, but the engines dispatch on its members at every
+// repetition, more work per instance than the flat list it would replace
+// (0.85x the list's pack speed for alternating blocks of one and two
+// vectors of doubles, go test -bench SimplifiedPack ./dame before this
+// rule). Reconstructing a BlockIndex or Index list starts with under set:
+// the engines loop over a list more cheaply than they dispatch on struct
+// members. A struc whose members are all byte runs (symbols whose node is
+// a leaf) is not refused: it becomes an indexed list of bytes.
+func repeatsStruct(t *recon.Tree, under bool, nodes []*Node) bool {
+	switch t.Kind {
+	case recon.Leaf:
+		return false
+	case recon.Struc:
+		bytes := true
+		for _, c := range t.Children {
+			if repeatsStruct(c, false, nodes) {
+				return true
+			}
+			bytes = bytes && c.Kind == recon.Leaf && nodes[c.Sym].Op == ContigFinal
+		}
+		return under && !bytes
+	}
+	return repeatsStruct(t.Child, true, nodes)
 }
 
 // fromTree builds the DAME node of a reconstructed tree over the symbols
@@ -344,6 +499,6 @@ func (s *simplifier) cost(n *Node) int64 {
 	if s.costs == nil {
 		s.costs = map[*Node]int64{}
 	}
-	s.costs[n] = c
+	s.costs[n] = c // each list asks for its subtree's cost
 	return c
 }

@@ -73,10 +73,10 @@ func Simplify(p *Program, b Budget) *Program {
 	if b.Work <= 0 {
 		b.Work = 1 << 21
 	}
-	if progSize(p.Root, b.MaxProgram) > b.MaxProgram {
+	if !rulesMayFire(p.Root) || progSize(p.Root, b.MaxProgram) > b.MaxProgram {
 		return p
 	}
-	s := simplifier{b: b, z: builder{slab: make([]Node, 0, 16)}}
+	s := simplifier{b: b}
 	root, off := s.node(p.Root)
 	if root == p.Root || s.cost(root) >= s.cost(p.Root) {
 		return p
@@ -91,6 +91,36 @@ func Simplify(p *Program, b Budget) *Program {
 		return p
 	}
 	return q
+}
+
+// rulesMayFire reports whether any rule of Simplify may apply to the tree
+// under n: whether it holds a list, a Contig, or a Vector that Compile
+// would have rewritten (programs from Parse). Programs of vectors that
+// Compile built are final; checking costs O(depth) and allocates nothing.
+func rulesMayFire(n *Node) bool {
+	for ; n.Op != ContigFinal; n = n.Child {
+		if n.Op != Vector || !vectorFinal(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// vectorFinal reports whether no local rule applies at Vector node n:
+// Compile built it (block length 1, more than one block, not touching
+// copies of a leaf, not composing with a vector child).
+func vectorFinal(n *Node) bool {
+	if n.Blocklen != 1 || n.Count == 1 {
+		return false
+	}
+	c := n.Child
+	switch {
+	case c.Op == ContigFinal && n.Stride == c.Size:
+		return false
+	case c.Op == Vector && c.Blocklen == 1 && n.Stride == c.Count*c.Stride:
+		return false
+	}
+	return true
 }
 
 // progSize counts the nodes and list entries of the tree under n (shared

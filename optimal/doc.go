@@ -99,8 +99,10 @@
 // arguments, and Cost is that tree's cost. Normalize (seed 000, section VI)
 // returns an equivalent MPI type that costs no more: exactly optimal for
 // small type maps, and for large ones a normalization whose work is bounded
-// by the size of the type's tree (NormalizeTree). ddt.Options.Normalize
-// applies it at commit within CommitNormalizeOptions.
+// by the size of the type's tree (NormalizeTree). Commit does not use it:
+// ddt.Options.Normalize simplifies the compiled program instead
+// (dame.Simplify), with the same dynamic program (internal/recon) over
+// the program's block lists.
 //
 // # DAGs
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/sig"
 )
@@ -15,7 +16,11 @@ func init() {
 		summary: "print HASH ELEMENTS FILE, the signature hash of N instances of each type (seed 004); --experiment reproduces seed 004 Table 1",
 		run:     runSig})
 	showExtra = func(w io.Writer, t *datatype.Type) {
-		fmt.Fprintf(w, "signature: %s\n", sig.Format(sig.Of(t)))
+		c, err := ddt.CommitWith(t, ddt.Options{Engine: ddt.Reference})
+		if err != nil {
+			return // unreachable: t is not nil
+		}
+		fmt.Fprintf(w, "signature: %s\n", sig.Format(c.Signature()))
 	}
 }
 
@@ -46,9 +51,14 @@ func runSig(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		s, err := sig.OfCount(t, *count)
+		// the signature of the committed type, as a send computes it
+		c, err := ddt.CommitWith(t, ddt.Options{Engine: ddt.Reference})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
+		}
+		s, err := c.MessageSignature(*count)
+		if err != nil {
+			return fmt.Errorf("%s: %d instances of %d elements: %w", p, *count, c.Signature().N, err)
 		}
 		fmt.Fprintf(w, "%s %d %s\n", sig.Format(s), s.N, p)
 	}

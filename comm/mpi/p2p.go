@@ -174,11 +174,15 @@ func (c *Comm) rawSend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	if c.ctx != 0 {
 		return nil, errors.New("send: raw mode works on the world communicator only")
 	}
-	size, _ := buf.Type.PackSize(buf.Count)
-	st := comm.NewStatus(c.rank, tag, size, buf.Count*buf.Type.Type().Elements())
 	if buf.Count > math.MaxInt32 {
 		return nil, fmt.Errorf("send: count %d exceeds MPI's int", buf.Count)
 	}
+	// the signature the committed type carries: no walk of the type
+	s, err := comm.SignatureOf(buf.Type, buf.Count)
+	if err != nil {
+		return nil, fmt.Errorf("send: %w", err)
+	}
+	st := comm.NewStatus(c.rank, tag, s.Bytes, s.Sig.N)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {

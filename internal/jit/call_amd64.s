@@ -13,7 +13,7 @@
 // generated code is a leaf that uses no stack, so the return address is
 // all this frame adds; it may clobber every register but SP and BP (Go's
 // ABI0 wrapper restores the registers ABIInternal reserves).
-TEXT ·call(SB), NOSPLIT, $16-48
+TEXT ·call(SB), NOSPLIT, $0-48
 	MOVQ base+8(FP), DI
 	ADDQ off+16(FP), DI
 	MOVQ pk+24(FP), SI

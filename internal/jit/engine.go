@@ -2,8 +2,10 @@ package jit
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/internal/engine"
@@ -138,7 +140,24 @@ func (e *Engine) Err() error {
 // from src, whose instance 0 has its origin at byte origin, into dst. The
 // caller has checked that every byte the program touches lies inside the
 // slices.
+//
+// The common call, a whole message of at most one piece, goes straight to
+// the root's instance entry: a few compares and the trampoline, no
+// resumable state and no call of the walker.
 func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
+	if c := e.code.Load(); c != nil && from == 0 && uint64(count-1) < uint64(c.wholeMax) && int64(len(dst)) == count*c.size {
+		call(c.whole[0], unsafe.Pointer(unsafe.SliceData(src)), int(origin+c.off), unsafe.Pointer(unsafe.SliceData(dst)), int(count), 0)
+		runtime.KeepAlive(c)
+		return
+	}
+	e.pack(dst, src, origin, count, from)
+}
+
+// pack is Pack's general case: pieces, partial units, and the fallback
+// while the program is not compiled.
+//
+//go:noinline
+func (e *Engine) pack(dst, src []byte, origin, count, from int64) {
 	if len(dst) == 0 {
 		return
 	}
@@ -155,6 +174,18 @@ func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
 // Unpack reads src, the packed bytes [from, from+len(src)) of count
 // instances, into dst, whose instance 0 has its origin at byte origin.
 func (e *Engine) Unpack(dst, src []byte, origin, count, from int64) {
+	if c := e.code.Load(); c != nil && from == 0 && uint64(count-1) < uint64(c.wholeMax) && int64(len(src)) == count*c.size {
+		call(c.whole[1], unsafe.Pointer(unsafe.SliceData(dst)), int(origin+c.off), unsafe.Pointer(unsafe.SliceData(src)), int(count), 0)
+		runtime.KeepAlive(c)
+		return
+	}
+	e.unpack(dst, src, origin, count, from)
+}
+
+// unpack is Unpack's general case.
+//
+//go:noinline
+func (e *Engine) unpack(dst, src []byte, origin, count, from int64) {
 	if len(src) == 0 {
 		return
 	}

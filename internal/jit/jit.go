@@ -53,6 +53,12 @@ type Code struct {
 
 	size, ext, off int64 // of the program
 
+	// whole holds the root's instance entries (pack, unpack) and wholeMax
+	// the most instances one call of them moves (one piece; 0 when the
+	// root has no instance entry): the fast path of a whole message.
+	whole    [2]uintptr
+	wholeMax int64
+
 	vec      int
 	codeLen  int
 	compiled time.Duration
@@ -312,6 +318,7 @@ func compileVec(p *dame.Program, vec int) (*Code, error) {
 	}
 	c.root = c.nodes[p.Root]
 	c.order = pr.order
+	c.setWhole()
 	if cache.m == nil {
 		cache.m = map[uint64][]weak.Pointer[Code]{}
 	}
@@ -362,7 +369,15 @@ func (c *Code) rebind(p *dame.Program) *Code {
 		nc.nodes[n] = &x
 	}
 	nc.root = nc.nodes[p.Root]
+	nc.setWhole()
 	return nc
+}
+
+// setWhole fills whole and wholeMax from the root's entries.
+func (c *Code) setWhole() {
+	if r := c.root; r != nil && r.inst[0] != 0 {
+		c.whole, c.wholeMax = r.inst, r.perI
+	}
 }
 
 // Measure generates and maps the code of p without the cache, unmaps it,

@@ -215,6 +215,10 @@ func TestShapes(t *testing.T) {
 		"overlap":     must(datatype.Resized(must(datatype.Vector(3, 2, 1, i32)), 0, 4)),
 		"deep":        must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, dbl)))))))))),
 		"negstride":   must(datatype.Vector(50, 1, -3, dbl)),
+		"gather15":    must(datatype.Vector(15, 1, 3, dbl)),                                   // a group, a pair and one, unrolled
+		"gather37":    must(datatype.Vector(37, 1, 24, dbl)),                                  // loop of 16 and a remainder of 5
+		"gathernest":  must(datatype.Vector(20, 1, 50, must(datatype.Vector(3, 1, 7, dbl)))),  // gathers inside a loop body
+		"gatherneg":   must(datatype.Resized(must(datatype.Vector(2, 1, -5, dbl)), -40, 200)), // instances of two elements
 		// instances above the unit size: the Go side walks the blocks
 		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
 			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),
@@ -311,7 +315,8 @@ func TestEngineTiers(t *testing.T) {
 }
 
 // TestEncoding decodes the generated code with objdump (when installed)
-// and compares instruction boundaries and mnemonics with the listing.
+// and compares instruction boundaries and mnemonics with the listing, and
+// the operands of vector instructions.
 func TestEncoding(t *testing.T) {
 	od, err := exec.LookPath("objdump")
 	if err != nil {
@@ -326,8 +331,13 @@ func TestEncoding(t *testing.T) {
 	v, _ := datatype.Vector(1000, 3, 7, datatype.Of(datatype.Char))
 	big, _ := datatype.Vector(10, 700, 1000, datatype.Of(datatype.Char))
 	s7, _ := datatype.Struct([]int64{1, 3, 1, 2}, []int64{0, 8, 32, 36}, []*datatype.Type{datatype.Of(datatype.Int), dbl, datatype.Of(datatype.Char), datatype.Of(datatype.Float)})
-	re := regexp.MustCompile(`^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S+)`)
-	for _, ty := range []*datatype.Type{bi, v, big, s7} {
+	strided, _ := datatype.Vector(1000, 1, 3, dbl) // gathers in a loop
+	short, _ := datatype.Vector(15, 1, 3, dbl)     // gathers unrolled: a group, a pair, one
+	inner, _ := datatype.Vector(3, 1, 7, dbl)
+	nested, _ := datatype.Vector(20, 1, 50, inner) // gathers of inner loops
+	re := regexp.MustCompile(`^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S+)(.*)$`)
+	ptr := regexp.MustCompile(`[A-Z]+ PTR |\s`)
+	for _, ty := range []*datatype.Type{bi, v, big, s7, strided, short, nested} {
 		for _, vec := range []int{16, 32, 64} {
 			pr, err := generate(dame.Compile(ty), vec, true)
 			if err != nil {
@@ -344,17 +354,23 @@ func TestEncoding(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[int]string{}
+			got, ops := map[int]string{}, map[int]string{}
 			for _, l := range strings.Split(string(out), "\n") {
 				if m := re.FindStringSubmatch(l); m != nil {
 					off, _ := strconv.ParseInt(m[1], 16, 64)
 					got[int(off)] = m[2]
+					ops[int(off)] = strings.ReplaceAll(ptr.ReplaceAllString(m[3], ""), "*1", "")
 				}
 			}
 			for _, l := range a.txt {
-				mn := strings.Fields(l.text)[0]
+				f := strings.Fields(l.text)
+				mn := f[0]
 				if got[l.off] != mn {
 					t.Errorf("vec %d: at %#x we wrote %q (%x), objdump decodes %q\n%s", vec, l.off, l.text, a.b[l.off:l.off+l.n], got[l.off], out)
+					break
+				}
+				if op := strings.Join(f[1:], ""); mn[0] == 'v' && !strings.Contains(op, "rip") && ops[l.off] != op {
+					t.Errorf("vec %d: at %#x we wrote %q (%x), objdump decodes operands %q", vec, l.off, l.text, a.b[l.off:l.off+l.n], ops[l.off])
 					break
 				}
 			}

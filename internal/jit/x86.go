@@ -413,3 +413,49 @@ func (a *asm) kload(k byte, m mem) {
 	a.modrm(k, m)
 	a.note(s, "kmovq k%d, %s", k, m)
 }
+
+// vex3 appends a three-byte VEX prefix: register field r, vvvv operand v
+// (0 when unused), memory or register operand m (X and B bits), map mm (1
+// 0F, 3 0F3A), length L (0 for 128, 1 for 256 bits), pp (1 66, 2 F3, 3 F2);
+// W is 0.
+func (a *asm) vex3(r, v uint8, m mem, mm, L, pp byte) {
+	R, X, B := rexFor(r, m)
+	a.byte1(0xc4, (^R&1)<<7|(^X&1)<<6|(^B&1)<<5|mm, (^v&15)<<3|L<<2|pp)
+}
+
+// loadLow loads the 8 bytes at m into the low half of xmm x, zeroing the
+// rest (VMOVSD xmm, m64).
+func (a *asm) loadLow(x int, m mem) {
+	s := a.pc()
+	a.vex3(uint8(x), 0, m, 1, 0, 3)
+	a.byte1(0x10)
+	a.modrm(uint8(x), m)
+	a.note(s, "vmovsd xmm%d, %s", x, m)
+}
+
+// loadHigh sets xmm x to the low half of xmm x and the 8 bytes at m
+// (VMOVHPD xmm, xmm, m64).
+func (a *asm) loadHigh(x int, m mem) {
+	s := a.pc()
+	a.vex3(uint8(x), uint8(x), m, 1, 0, 1)
+	a.byte1(0x16)
+	a.modrm(uint8(x), m)
+	a.note(s, "vmovhpd xmm%d, xmm%d, %s", x, x, m)
+}
+
+// insertHigh sets the upper half of vector register dst (ymm for w 32,
+// zmm for w 64) to the lower half of src, keeping its lower half
+// (VINSERTF128 ymm, ymm, xmm, 1 or VINSERTF64X4 zmm, zmm, ymm, 1).
+func (a *asm) insertHigh(w, dst, src int) {
+	s := a.pc()
+	rm := mem{base: reg(src), index: noReg}
+	if w == 64 {
+		a.evex(uint8(dst), uint8(dst), rm, 3, 1, 1, 0, 0)
+		a.byte1(0x1a, 0xc0|byte(dst&7)<<3|byte(src&7), 1)
+		a.note(s, "vinsertf64x4 zmm%d, zmm%d, ymm%d, 0x1", dst, dst, src)
+		return
+	}
+	a.vex3(uint8(dst), uint8(dst), rm, 3, 1, 1)
+	a.byte1(0x18, 0xc0|byte(dst&7)<<3|byte(src&7), 1)
+	a.note(s, "vinsertf128 ymm%d, ymm%d, xmm%d, 0x1", dst, dst, src)
+}

@@ -277,7 +277,7 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 	}
 	same := true
 	for i := 1; i < n && b.kids != nil; i++ {
-		if !Equal(b.kids[i], b.kids[0]) {
+		if !Equal(b.kids[i], b.kids[0]) && !(mergeAll && b.bls[0] == 1 && b.bls[i] == 1 && sameMoves(b.kids[i], b.kids[0])) {
 			same = false
 			break
 		}
@@ -299,6 +299,10 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 	}
 	return z.indexed(b.disps, b.bls, b.kid(0))
 }
+
+// sameMoves reports whether a and b move the same bytes, whatever their
+// own extents (which matter only to blocks of several instances).
+func sameMoves(a, b *Node) bool { return equal(a, b, false) }
 
 // maxBlocklen is the largest block length of an indexed type's arguments.
 func maxBlocklen(a datatype.Args) int64 {

@@ -322,11 +322,15 @@ func (n *Node) align() int64 {
 }
 
 // Equal reports whether a and b describe the same moves.
-func Equal(a, b *Node) bool {
+func Equal(a, b *Node) bool { return equal(a, b, true) }
+
+// equal is Equal, comparing the extents of a and b themselves (not of
+// their children) only if extent is set.
+func equal(a, b *Node, extent bool) bool {
 	if a == b {
 		return true
 	}
-	if a == nil || b == nil || a.Op != b.Op || a.Size != b.Size || a.Extent != b.Extent {
+	if a == nil || b == nil || a.Op != b.Op || a.Size != b.Size || (extent && a.Extent != b.Extent) {
 		return false
 	}
 	switch a.Op {

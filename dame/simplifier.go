@@ -89,30 +89,29 @@ func (s *simplifier) rewrite(n *Node) (*Node, int64) {
 		}
 		return z.vector(n.Count, n.Blocklen, n.Stride, c), off
 	}
+	var one simplified // the child of BlockIndex and Index, simplified once
 	if n.Op != Struct {
-		// one child: if the rules change neither it nor the list, the
-		// list is final
-		if c, off := s.node(n.Child); c == n.Child && off == 0 && !isList(c) && listFinal(n) {
+		c, off := s.node(n.Child)
+		if c == n.Child && off == 0 && !isList(c) && listFinal(n) {
+			// the rules change neither the child nor the list
 			return s.reconstruct(n, 0)
 		}
+		one = simplified{s.withExtent(c, n.Child.Extent), off}
 	}
 	kids := make([]simplified, len(n.Disps))
 	nested := false
 	for i := range n.Disps {
 		c0 := n.ChildOf(i)
-		if i > 0 && c0 == n.ChildOf(i-1) {
+		switch {
+		case n.Op != Struct:
+			kids[i] = one
+		case i > 0 && c0 == n.ChildOf(i-1):
 			kids[i] = kids[i-1]
-			continue
+		default:
+			c, off := s.shared(c0)
+			kids[i] = simplified{s.withExtent(c, c0.Extent), off}
 		}
-		var c *Node
-		var off int64
-		if n.Op == Struct {
-			c, off = s.shared(c0)
-		} else {
-			c, off = s.node(c0)
-		}
-		kids[i] = simplified{s.withExtent(c, c0.Extent), off}
-		nested = nested || (n.BlockLen(i) == 1 && isList(c))
+		nested = nested || (n.BlockLen(i) == 1 && isList(kids[i].n))
 	}
 	if n.Op == Struct && !nested && structFinal(n, kids) {
 		return s.reconstruct(n, 0)
@@ -157,7 +156,7 @@ func listFinal(n *Node) bool {
 
 // structFinal reports whether the local rules leave Struct node n, whose
 // children simplify to kids, as it is: no child changed, not all are bytes,
-// and not all are equal. It allocates nothing.
+// and not all move the same bytes. It allocates nothing.
 func structFinal(n *Node, kids []simplified) bool {
 	bytesOnly, same := true, true
 	for i, k := range kids {
@@ -166,7 +165,8 @@ func structFinal(n *Node, kids []simplified) bool {
 			return false
 		}
 		bytesOnly = bytesOnly && c.Op == ContigFinal && (n.Blocklens[i] == 1 || c.Extent == c.Size)
-		same = same && (i == 0 || Equal(c, n.Children[0]))
+		c0 := n.Children[0]
+		same = same && (i == 0 || Equal(c, c0) || n.Blocklens[0] == 1 && n.Blocklens[i] == 1 && sameMoves(c, c0))
 	}
 	return len(kids) >= 2 && !bytesOnly && !same
 }
@@ -285,6 +285,9 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		if err != nil {
 			return
 		}
+		if repeatsStruct(t, m.Op != Struct, nodes) {
+			return
+		}
 		r, d := s.fromTree(t, nodes)
 		if c := s.cost(r); c < bestCost {
 			best, bestOff, bestCost = r, off+d0+d, c
@@ -388,6 +391,34 @@ func fewGroups(m *Node, max int) bool {
 	return true
 }
 
+// repeatsStruct reports whether t has a struc node inside a repetition
+// (vec, idx, idxbuc) — under is set inside one — that builds a STRUCT of
+// subprograms, one every repetition enters: the cost model counts such a
+// struct once, but the engines dispatch on its members at every
+// repetition, more work per instance than the flat list it would replace
+// (0.85x the list's pack speed for alternating blocks of one and two
+// vectors of doubles, go test -bench SimplifiedPack ./dame before this
+// rule). Reconstructing a BlockIndex or Index list starts with under set:
+// the engines loop over a list more cheaply than they dispatch on struct
+// members. A struc whose members are all byte runs (symbols whose node is
+// a leaf) is not refused: it becomes an indexed list of bytes.
+func repeatsStruct(t *recon.Tree, under bool, nodes []*Node) bool {
+	switch t.Kind {
+	case recon.Leaf:
+		return false
+	case recon.Struc:
+		bytes := true
+		for _, c := range t.Children {
+			if repeatsStruct(c, false, nodes) {
+				return true
+			}
+			bytes = bytes && c.Kind == recon.Leaf && nodes[c.Sym].Op == ContigFinal
+		}
+		return under && !bytes
+	}
+	return repeatsStruct(t.Child, true, nodes)
+}
+
 // fromTree builds the DAME node of a reconstructed tree over the symbols
 // nodes, and the displacement of its origin.
 func (s *simplifier) fromTree(t *recon.Tree, nodes []*Node) (*Node, int64) {
@@ -465,11 +496,9 @@ func (s *simplifier) cost(n *Node) int64 {
 			}
 		}
 	}
-	if n.Op == Struct { // the nodes that share children
-		if s.costs == nil {
-			s.costs = map[*Node]int64{}
-		}
-		s.costs[n] = c
+	if s.costs == nil {
+		s.costs = map[*Node]int64{}
 	}
+	s.costs[n] = c // each list asks for its subtree's cost
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
@@ -243,6 +244,8 @@ func TestSimplifyGolden(t *testing.T) {
 			"indexed_block(1, [0, 3, 4, 9, 17, 21, 22, 30, 38, 41, 45, 52, 60, 61, 70, 77, 80, 88, 93, 99], int)])"},
 		// a struct of structs: inlined
 		{"struct-of-structs", "struct([1, 1, 1], [0, 64, 128], [struct([1, 1], [0, 8], [int, int]), struct([1, 1], [0, 8], [int, int]), double])"},
+		// equal children of different extents in blocks of one instance
+		{"struct-of-resized", "struct([1, 1], [0, 100], [resized(vector(2, 1, 3, double), 0, 40), vector(2, 1, 3, double)])"},
 		// touching blocks of a strided child merge
 		{"touching-vectors", "hindexed([1, 2, 1], [0, 32, 96], vector(2, 1, 3, double))"},
 	}
@@ -342,5 +345,84 @@ func TestSimplifyNoWorkNoAlloc(t *testing.T) {
 		if n := testing.AllocsPerRun(20, func() { dame.Simplify(p, c.b) }); n != 0 {
 			t.Errorf("%s: %v allocations, want 0", c.name, n)
 		}
+	}
+}
+
+// BenchmarkSimplifiedPack packs layouts the rules change with the compiled
+// engine running the compiled program and the simplified one, in one run:
+//
+//	go test -run - -bench SimplifiedPack ./dame
+func BenchmarkSimplifiedPack(b *testing.B) {
+	grid := func(rows, cols, ld int64) *datatype.Type { // every other element of a block of a double matrix, one by one
+		ds := make([]int64, 0, rows*cols)
+		for a := range rows {
+			for c := range cols {
+				ds = append(ds, a*ld+2*c)
+			}
+		}
+		return must(datatype.IndexedBlock(1, ds, datatype.Of(datatype.Double)))
+	}
+	v := must(datatype.Vector(2, 1, 3, datatype.Of(datatype.Double)))
+	bls, ds := make([]int64, 64), make([]int64, 64)
+	var d int64
+	for k := range bls {
+		bls[k], ds[k] = 1+int64(k%2), d
+		d += bls[k] * 32 // touching blocks: one vector
+	}
+	// runs of one and two doubles alternating at a constant stride
+	abls, ads := make([]int64, 64), make([]int64, 64)
+	for k := range abls {
+		abls[k], ads[k] = 1+int64(k%2), int64(k)*48
+	}
+	for _, c := range []struct {
+		name string
+		t    *datatype.Type
+	}{
+		{"grid-32x32-of-1024", grid(32, 32, 1024)},
+		{"grid-64x64-of-1024", grid(64, 64, 1024)},
+		{"touching-vectors", must(datatype.HIndexed(bls, ds, v))},
+		{"alternating-runs", must(datatype.HIndexed(abls, ads, datatype.Of(datatype.Double)))},
+	} {
+		p := dame.Compile(c.t)
+		q := dame.Simplify(p, dame.CommitBudget)
+		if q == p {
+			b.Fatalf("%s: not simplified", c.name)
+		}
+		src, origin := memImage(c.t, 1, 1)
+		dst := make([]byte, c.t.Size())
+		for _, r := range []struct {
+			name string
+			p    *dame.Program
+		}{{"compiled", p}, {"simplified", q}} {
+			e := engine.NewCompiled(r.p, engine.DefaultLevel())
+			b.Run(c.name+"/"+r.name, func(b *testing.B) {
+				b.SetBytes(c.t.Size())
+				for b.Loop() {
+					e.Pack(dst, src, origin, 1, 0)
+				}
+			})
+		}
+	}
+}
+
+// TestSimplifyDeep: a program of lists nested 36 deep (3^36 elements,
+// every list irregular, so every level is visited) simplifies in time
+// linear in its size, not in 2^depth.
+func TestSimplifyDeep(t *testing.T) {
+	ty := datatype.Of(datatype.Int)
+	for range 36 {
+		ty = must(datatype.Resized(must(datatype.IndexedBlock(1, []int64{0, 1, 5}, ty)), 0, 8))
+	}
+	p := dame.Compile(ty)
+	if p.Depth < 36 {
+		t.Fatalf("program %d deep", p.Depth)
+	}
+	start := time.Now()
+	q := dame.Simplify(p, dame.CommitBudget)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Simplify of a program %d deep took %v", p.Depth, d)
+	}
+	if q.Size != p.Size {
+		t.Fatal("size changed")
 	}
 }

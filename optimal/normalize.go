@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/recon"
 )
 
 // NormalizeOptions configures Normalize and NormalizeTree.
@@ -534,14 +535,10 @@ func (z *normalizer) groupTree(g group) *Node {
 	return &Node{Kind: Vec, Count: g.count, Stride: g.stride, Child: g.atom}
 }
 
-// noSizes knows no sizes: symbols never form contiguous leaves.
-type noSizes struct{}
-
-func (noSizes) Size(string) (int64, bool) { return 0, false }
-
 // exact reconstructs a least-cost tree over the group sequence gs, each
-// distinct group an opaque symbol. It returns nil if the work budget is
-// spent or the sequence cannot be handled.
+// distinct group an opaque symbol (internal/recon) whose leaf costs the
+// group's tree. It returns nil if the work budget is spent or the sequence
+// cannot be handled.
 func (z *normalizer) exact(gs []group) *Node {
 	if len(gs) == 0 {
 		return nil
@@ -553,48 +550,51 @@ func (z *normalizer) exact(gs []group) *Node {
 		return nil
 	}
 	type key struct{ id, count, stride int64 }
-	names := map[key]string{}
-	trees := map[string]*Node{}
-	leafCost := map[string]int64{}
-	m := make(TypeMap, len(gs))
+	ids := map[key]int32{}
+	var trees []*Node
+	seq := recon.Seq{Sym: make([]int32, len(gs)), Disp: make([]int64, len(gs))}
 	for k, g := range gs {
+		if g.disp > MaxDisp || g.disp < -MaxDisp {
+			return nil
+		}
 		kk := key{int64(g.id), g.count, g.stride}
-		name, ok := names[kk]
+		id, ok := ids[kk]
 		if !ok {
-			name = "sym" + strconv.Itoa(len(names))
-			names[kk] = name
+			id = int32(len(trees))
+			ids[kk] = id
 			t := z.groupTree(g)
-			trees[name] = t
 			c := z.costOf(t)
 			if c > int64(costCap)/int64(len(gs)+1) {
 				return nil
 			}
-			leafCost[name] = c
+			trees = append(trees, t)
+			seq.LeafCost = append(seq.LeafCost, c)
 		}
-		m[k] = Elem{name, g.disp}
+		seq.Sym[k], seq.Disp[k] = id, g.disp
 	}
-	opts := z.o
-	opts.Sizes = noSizes{}
-	r, _, err := reconstruct(m, opts, leafCost)
+	// symbols never form contiguous leaves (seq.Size is nil)
+	r, _, err := recon.Solve(seq, recon.Cost(z.cm), recon.Set(z.o.Constructors))
 	if err != nil {
 		return nil
 	}
-	var subst func(n *Node) *Node
-	subst = func(n *Node) *Node {
-		if n.Kind == Leaf {
-			return trees[n.Type]
+	var subst func(t *recon.Tree) *Node
+	subst = func(t *recon.Tree) *Node {
+		if t.Kind == recon.Leaf {
+			return trees[t.Sym]
 		}
-		m := *n
-		if n.Child != nil {
-			m.Child = subst(n.Child)
+		n := &Node{Kind: Kind(t.Kind), Stride: t.Stride, Inner: t.Inner, Disps: t.Disps, Sizes: t.Sizes}
+		if t.Kind == recon.Vec {
+			n.Count = t.Count
 		}
-		if n.Children != nil {
-			m.Children = make([]*Node, len(n.Children))
-			for k, c := range n.Children {
-				m.Children[k] = subst(c)
+		if t.Kind == recon.Struc {
+			n.Children = make([]*Node, len(t.Children))
+			for k, c := range t.Children {
+				n.Children[k] = subst(c)
 			}
+		} else {
+			n.Child = subst(t.Child)
 		}
-		return &m
+		return n
 	}
 	return subst(r)
 }

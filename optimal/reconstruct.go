@@ -64,15 +64,8 @@ const costCap = recon.MaxCost
 // documented restriction: strided bucket (sbuc) nodes are considered only in
 // the canonical form described in the package documentation.
 func Reconstruct(m TypeMap, opts Options) (tree *Node, cost int64, err error) {
-	return reconstruct(m, opts, nil)
-}
-
-// reconstruct is Reconstruct where the leaf of a basic type named in
-// leafCost costs that much instead of opts.Cost.Leaf. Normalize uses it to
-// reconstruct over sequences of opaque subtrees ("symbols") whose cost is
-// their own tree's cost. The dynamic program is internal/recon's, over the
-// map with one symbol per basic type name.
-func reconstruct(m TypeMap, opts Options, leafCost map[string]int64) (tree *Node, cost int64, err error) {
+	// The dynamic program is internal/recon's, over the map with one
+	// symbol per basic type name.
 	opts, err = opts.normalized()
 	if err != nil {
 		return nil, 0, err
@@ -93,12 +86,8 @@ func reconstruct(m TypeMap, opts Options, leafCost map[string]int64) (tree *Node
 			if !known || sz <= 0 || sz > MaxDisp {
 				sz = 0
 			}
-			lc, ok := leafCost[e.Type]
-			if !ok {
-				lc = opts.Cost.Leaf
-			}
 			seq.Size = append(seq.Size, sz)
-			seq.LeafCost = append(seq.LeafCost, lc)
+			seq.LeafCost = append(seq.LeafCost, opts.Cost.Leaf)
 		}
 		seq.Sym[i], seq.Disp[i] = id, e.Disp
 	}

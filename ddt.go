@@ -3,12 +3,14 @@ package ddt
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/jit"
 	"github.com/ddtlab/ddt/sig"
 )
 
@@ -148,6 +150,11 @@ func (c *Committed) parts() *lazyParts {
 type engineRef struct {
 	engine.Engine
 	kind Engine
+	// whole is the native code's fast path for whole messages (Max 0
+	// until the code exists, see upgrade); keep points into that code and
+	// keeps it mapped.
+	whole jit.Whole
+	keep  *jit.Whole
 }
 
 // Commit prepares t for packing with the default options.
@@ -452,7 +459,13 @@ func (b *bounds) fits(n int, origin, count int64) (int64, bool) {
 func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil {
 		if size, ok := c.bounds.fits(len(src), origin, count); ok && int64(len(dst)) >= size {
-			r.Pack(dst[:size], src, origin, count, 0)
+			if w := &r.whole; uint64(count-1) < uint64(w.Max) && count*w.Size == size {
+				jit.Call(w.Entry[0], src, origin+w.Off, dst[:size], count)
+				runtime.KeepAlive(r)
+			} else {
+				r.Pack(dst[:size], src, origin, count, 0)
+				c.upgrade(r)
+			}
 			return size, nil
 		}
 	}
@@ -482,7 +495,13 @@ func (c *Committed) packChecked(dst, src []byte, origin, count int64) (int64, er
 func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil {
 		if size, ok := c.bounds.fits(len(dst), origin, count); ok && int64(len(src)) >= size {
-			r.Unpack(dst, src[:size], origin, count, 0)
+			if w := &r.whole; uint64(count-1) < uint64(w.Max) && count*w.Size == size {
+				jit.Call(w.Entry[1], dst, origin+w.Off, src[:size], count)
+				runtime.KeepAlive(r)
+			} else {
+				r.Unpack(dst, src[:size], origin, count, 0)
+				c.upgrade(r)
+			}
 			return size, nil
 		}
 	}

@@ -74,7 +74,7 @@ func TestGuardPages(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(51, 52))
 	configs := guardConfigs()
-	tested, native := 0, 0
+	tested, native, fast := 0, 0, 0
 	for i := 0; tested < n && i < 20*n; i++ {
 		ty := typegen.Random(r, typegen.Options{MaxElements: 512, MaxExtent: 1 << 14})
 		count := int64(1 + r.IntN(3))
@@ -101,9 +101,15 @@ func TestGuardPages(t *testing.T) {
 			for _, atEnd := range []bool{true, false} {
 				guardRun(t, c, opts, ty, count, lo, hi, want, img, packed, atEnd, r)
 			}
+			if r := c.eng.Load(); r != nil && r.keep != nil {
+				fast++ // the second run went straight to the native code (jit.Whole)
+			}
 		}
 	}
-	t.Logf("%d types, %d engine configurations, %d commits ran native code", tested, len(configs), native)
+	t.Logf("%d types, %d engine configurations, %d commits ran native code, %d of them by the whole-message fast path", tested, len(configs), native, fast)
+	if native > 0 && fast == 0 {
+		t.Fatal("no commit took the whole-message fast path to native code")
+	}
 	if tested < n/2 {
 		t.Fatalf("only %d types fit the guarded pages", tested)
 	}

@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// Budget bounds the work of Simplify and says when it runs.
+// Budget bounds the work of Simplify and says when it runs. The zero
+// Budget is CommitBudget.
 type Budget struct {
 	// Auto restricts Simplify to programs where it likely gains: programs
 	// holding explicit lists of 16 to MaxBlocks blocks in all whose gaps
@@ -15,6 +16,7 @@ type Budget struct {
 	// distinct children); other programs are returned as they are.
 	Auto bool
 	// MaxBlocks bounds the blocks of the lists Auto hands to the rules.
+	// Zero means 1024.
 	MaxBlocks int
 	// MaxProgram bounds the size of the program (nodes plus list entries);
 	// larger programs are returned as they are. Zero means 2^14.
@@ -60,6 +62,9 @@ var AutoBudget = Budget{Auto: true, MaxBlocks: 1024, MaxProgram: 1 << 14, MaxSeq
 func Simplify(p *Program, b Budget) *Program {
 	if p == nil || p.Root == nil {
 		return p
+	}
+	if b.MaxBlocks <= 0 {
+		b.MaxBlocks = 1024
 	}
 	if b.Auto && !irregular(p, 16, max(b.MaxBlocks, 16)) {
 		return p

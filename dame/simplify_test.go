@@ -193,6 +193,32 @@ func TestSimplifyMatchesReference(t *testing.T) {
 	}
 }
 
+// A 6 x 3 block of an int matrix of leading dimension 100, every other
+// column, listed element by element: Compile leaves a list of 18 blocks,
+// Simplify finds a vector of vectors (seed 000's reconstruction over the
+// program's blocks).
+func ExampleSimplify() {
+	var ds []int64
+	for row := range int64(6) {
+		for col := range int64(3) {
+			ds = append(ds, row*100+2*col)
+		}
+	}
+	p := dame.Compile(must(datatype.IndexedBlock(1, ds, datatype.Of(datatype.Int))))
+	fmt.Print(p)
+	fmt.Print(dame.Simplify(p, dame.CommitBudget))
+	// Output:
+	// EXIT(2020, 0)
+	// BLOCKINDEXFINAL(18, 1, [0, 8, 16, 400, 408, 416, 800, 808, 816, 1200, 1208, 1216, 1600, 1608, 1616, 2000, 2008, 2016], 4, 4)
+	//   CONTIGFINAL(4)
+	// BOTTOM
+	// EXIT(2020, 0)
+	// VECTOR1(6, 1, 400, 12, 20)
+	//   VECTORFINAL(3, 1, 8, 4, 4)
+	//     CONTIGFINAL(4)
+	// BOTTOM
+}
+
 // TestSimplifyGolden compares the program of seed 000's examples (and
 // others where Simplify's rules fire) before and after Simplify with
 // testdata/simplify/NAME.golden (go test -update rewrites them).

@@ -153,6 +153,36 @@ func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
 	e.pack(dst, src, origin, count, from)
 }
 
+// Whole is the fast path of compiled code for a whole message of at most
+// Max instances (one piece): Entry[0] packs and Entry[1] unpacks count
+// instances through Call, the first instance's origin Off bytes after
+// the caller's. Only the root's instance entries qualify.
+type Whole struct {
+	Entry [2]uintptr
+	Max   int64
+	Off   int64
+	Size  int64 // packed bytes of one instance
+}
+
+// Whole returns the fast path of e's code, or nil while e runs its
+// fallback or when its code has no whole-message entry. It is inlined.
+// The Whole lies inside the Code, so holding it keeps the code mapped.
+func (e *Engine) Whole() *Whole {
+	if c := e.code.Load(); c != nil && c.wholeMax > 0 {
+		return &c.fast
+	}
+	return nil
+}
+
+// Call runs the entry fn of a Whole on count instances: the memory image
+// starts at mem (the first instance's origin off bytes after it), the
+// packed bytes at pk. The caller has checked that every byte the count
+// instances touch lies inside both buffers, and keeps the Whole alive
+// (runtime.KeepAlive) until Call returns.
+func Call(fn uintptr, mem []byte, off int64, pk []byte, count int64) {
+	call(fn, unsafe.Pointer(unsafe.SliceData(mem)), int(off), unsafe.Pointer(unsafe.SliceData(pk)), int(count), 0)
+}
+
 // pack is Pack's general case: pieces, partial units, and the fallback
 // while the program is not compiled.
 //

@@ -58,6 +58,7 @@ type Code struct {
 	// root has no instance entry): the fast path of a whole message.
 	whole    [2]uintptr
 	wholeMax int64
+	fast     Whole // the same for package ddt's fast path
 
 	vec      int
 	codeLen  int
@@ -377,6 +378,7 @@ func (c *Code) rebind(p *dame.Program) *Code {
 func (c *Code) setWhole() {
 	if r := c.root; r != nil && r.inst[0] != 0 {
 		c.whole, c.wholeMax = r.inst, r.perI
+		c.fast = Whole{Entry: r.inst, Max: r.perI, Off: c.off, Size: c.size}
 	}
 }
 

@@ -109,6 +109,23 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		lo, _ := t.DataBounds()
 		return z.leaf(t.Size()), lo
 	}
+	switch t.Combiner() {
+	case datatype.CombinerResized:
+		return z.build(t.Old())
+	case datatype.CombinerContiguous:
+		old := t.Old()
+		count, _, _ := t.Scalars()
+		c, off := z.build(old)
+		return z.vector(count, 1, old.Extent(), c), off
+	case datatype.CombinerVector, datatype.CombinerHVector:
+		old := t.Old()
+		count, bl, sb := t.Scalars()
+		if t.Combiner() == datatype.CombinerVector {
+			sb *= old.Extent()
+		}
+		c, off := z.build(old)
+		return z.vector(count, bl, sb, c), off
+	}
 	a := t.Args()
 	switch t.Combiner() {
 	case datatype.CombinerNamed:
@@ -120,19 +137,6 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		return bs.node(z)
 	case datatype.CombinerDup, datatype.CombinerSubarray, datatype.CombinerDarray:
 		return z.build(t.Lower())
-	case datatype.CombinerResized:
-		return z.build(a.Types[0])
-	case datatype.CombinerContiguous:
-		c, off := z.build(a.Types[0])
-		return z.vector(a.Count, 1, a.Types[0].Extent(), c), off
-	case datatype.CombinerVector, datatype.CombinerHVector:
-		old := a.Types[0]
-		sb := a.Stride
-		if t.Combiner() == datatype.CombinerVector {
-			sb *= old.Extent()
-		}
-		c, off := z.build(old)
-		return z.vector(a.Count, a.Blocklength, sb, c), off
 	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
 		old := a.Types[0]
 		scale := int64(1)

@@ -29,6 +29,17 @@ func sub(a, b int64) (int64, error) {
 }
 
 func mul(a, b int64) (int64, error) {
+	if smallPair(a, b) {
+		return a * b, nil // |a·b| < 2^62: no overflow (the usual case, inlined)
+	}
+	return mulWide(a, b)
+}
+
+// smallPair reports whether a and b both lie in [-2^31, 2^31).
+func smallPair(a, b int64) bool { return uint64(a+1<<31)|uint64(b+1<<31) < 1<<32 }
+
+// mulWide is mul for operands that may overflow.
+func mulWide(a, b int64) (int64, error) {
 	if a == 0 || b == 0 {
 		return 0, nil
 	}
@@ -92,10 +103,19 @@ func (c *calc) sub(a, b int64) int64 {
 }
 
 func (c *calc) mul(a, b int64) int64 {
+	if uint64(a|b) < 1<<31 {
+		// both in [0, 2^31): no overflow (after an overflow the caller
+		// reports k.err and ignores the values)
+		return a * b
+	}
+	return c.mulWide(a, b)
+}
+
+func (c *calc) mulWide(a, b int64) int64 {
 	if c.err != nil {
 		return 0
 	}
-	r, err := mul(a, b)
+	r, err := mulWide(a, b)
 	c.err = err
 	return r
 }

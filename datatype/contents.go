@@ -74,6 +74,21 @@ func (t *Type) Contents() Contents {
 	return c
 }
 
+// Scalars returns the count, blocklength and stride arguments of t as
+// Args reports them, without building the rest of Args.
+func (t *Type) Scalars() (count, blocklength, stride int64) {
+	return t.count, t.blocklength, t.stride
+}
+
+// Old returns t's first old type (its only one, except for struct), or nil
+// for a predefined type.
+func (t *Type) Old() *Type {
+	if len(t.types) == 0 {
+		return nil
+	}
+	return t.types[0]
+}
+
 // Args returns the scalar and list arguments of t by their .ddt keyword,
 // for printers. Lists and scalars that the combiner does not take are absent.
 func (t *Type) Args() Args {

@@ -360,6 +360,64 @@ func (a *blockAcc) block(disp, n int64, old *Type) {
 	}
 }
 
+// fast is the loop of finishBlocks for byte displacements, in plain int64
+// arithmetic, when every operand is small enough that nothing can
+// overflow: displacements and the bounds of the old types below 2^58 in
+// magnitude, block lengths, extents, sizes and element counts below 2^29,
+// and the sums of sizes and elements kept below 2^60. It reports false as
+// soon as a block is outside those limits (a is then to be discarded);
+// otherwise a holds exactly what block would have accumulated.
+func (a *blockAcc) fast(block func(i int) (bl, disp int64, old *Type), n int) bool {
+	const big, small = 1 << 58, 1 << 29
+	for i := range n {
+		bl, disp, old := block(i)
+		if bl == 0 {
+			continue
+		}
+		ext := old.ub - old.lb
+		if uint64(bl) >= small || uint64(ext+small) >= 2*small || uint64(old.size) >= small || uint64(old.elements) >= small ||
+			uint64(disp+big) >= 2*big || uint64(old.lb+big) >= 2*big || uint64(old.ub+big) >= 2*big ||
+			uint64(old.trueLB+big) >= 2*big || uint64(old.trueUB+big) >= 2*big ||
+			uint64(old.dataLB+big) >= 2*big || uint64(old.dataUB+big) >= 2*big ||
+			a.size >= 1<<60 || a.elements >= 1<<60 {
+			return false
+		}
+		span := (bl - 1) * ext
+		var lb, ub int64
+		if old.ub >= old.lb {
+			lb, ub = old.lb+disp, old.ub+disp+span
+		} else {
+			lb, ub = old.lb+disp+span, old.ub+disp
+		}
+		tlb, tub := lb+(old.trueLB-old.lb), ub+(old.trueUB-old.ub)
+		if !a.found {
+			a.found = true
+			a.lb, a.ub, a.tlb, a.tub = lb, ub, tlb, tub
+			a.contig = true
+		} else {
+			a.lb, a.ub = min(a.lb, lb), max(a.ub, ub)
+			a.tlb, a.tub = min(a.tlb, tlb), max(a.tub, tub)
+		}
+		a.size += bl * old.size
+		a.elements += bl * old.elements
+		a.algn = max(a.algn, old.align)
+		if old.size > 0 {
+			dlb, dub := disp+old.dataLB+min(0, span), disp+old.dataUB+max(0, span)
+			blockContig := old.contig && (bl == 1 || ext == old.size)
+			if !a.dfound {
+				a.dfound = true
+				a.dlb, a.dub = dlb, dub
+				a.contig = blockContig
+			} else {
+				a.contig = a.contig && blockContig && dlb == a.next
+				a.dlb, a.dub = min(a.dlb, dlb), max(a.dub, dub)
+			}
+			a.next = dub
+		}
+	}
+	return true
+}
+
 func (a *blockAcc) finish(t *Type) {
 	t.lb, t.ub, t.trueLB, t.trueUB = a.lb, a.ub, a.tlb, a.tub
 	t.dataLB, t.dataUB = a.dlb, a.dub
@@ -509,6 +567,14 @@ func (t *Type) finishBlocks(block func(i int) (bl, disp int64, old *Type), n int
 		return t.zerolen(), nil
 	}
 	var a blockAcc
+	if !scaled && a.fast(block, n) {
+		if !a.found {
+			return t.zerolen(), nil
+		}
+		a.finish(t)
+		return t, nil // every bound below 2^61 in magnitude: checkBounds holds
+	}
+	a = blockAcc{}
 	for i := range n {
 		bl, d, old := block(i)
 		disp := d

@@ -102,3 +102,54 @@ func TestAbs64MinInt64(t *testing.T) {
 		t.Error("the fast path accepted a displacement of -2^63")
 	}
 }
+
+// TestFastBlocksMatchCheckedBlocks compares the unchecked accumulation of
+// byte-displaced blocks (structs, hindexed) with the checked one on random
+// blocks of random old types, and checks that it declines values too large
+// for it.
+func TestFastBlocksMatchCheckedBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	olds := []*Type{Of(Int), Of(Double), Of(Char), ShortInt, LongDoubleInt}
+	for _, ext := range []int64{-24, -8, 0, 3, 16} {
+		rs, _ := Resized(Of(Int), r.Int64N(9)-4, ext)
+		olds = append(olds, rs)
+	}
+	v, _ := Vector(3, 2, -5, Of(Float))
+	z, _ := Contiguous(0, Of(Int))
+	olds = append(olds, v, z)
+	for trial := range 5000 {
+		n := 1 + r.IntN(6)
+		bls, disps, types := make([]int64, n), make([]int64, n), make([]*Type, n)
+		for i := range n {
+			bls[i] = r.Int64N(4)
+			disps[i] = r.Int64N(200) - 100
+			types[i] = olds[r.IntN(len(olds))]
+			if trial%3 == 0 && i > 0 { // follow the block before, to test contig
+				disps[i] = disps[i-1] + bls[i-1]*types[i-1].Extent()
+			}
+		}
+		if trial%50 == 0 {
+			j := r.IntN(n)
+			disps[j], bls[j], types[j] = 1<<62, 1, olds[0] // too large for the fast path
+		}
+		block := func(i int) (int64, int64, *Type) { return bls[i], disps[i], types[i] }
+		var fast, slow blockAcc
+		ok := fast.fast(block, n)
+		for i := range n {
+			slow.block(disps[i], bls[i], types[i])
+		}
+		if slow.k.err != nil {
+			if ok {
+				t.Fatalf("trial %d: the fast path accepted blocks that overflow", trial)
+			}
+			continue
+		}
+		if trial%50 == 0 && ok {
+			t.Fatalf("trial %d: the fast path accepted a displacement of 2^62", trial)
+		}
+		slow.k = calc{}
+		if ok && fast != slow {
+			t.Fatalf("trial %d %v %v %v: fast %+v, checked %+v", trial, bls, disps, types, fast, slow)
+		}
+	}
+}

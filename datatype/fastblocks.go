@@ -1,5 +1,7 @@
 package datatype
 
+import "math/bits"
+
 // limit bounds the magnitudes the fast path of uniformBlocks works with, so
 // that sums of three of them cannot overflow int64.
 const limit = 1 << 60
@@ -16,6 +18,17 @@ func abs64(a int64) int64 {
 	return a
 }
 
+// under returns 2^(60-k) for the k bits of a >= 0, so that any value up
+// to it times a value up to a stays within limit (2^60); 0 when a itself
+// exceeds limit (the fast path then declines).
+func under(a int64) int64 {
+	k := bits.Len64(uint64(a))
+	if k > 60 {
+		return 0
+	}
+	return 1 << (60 - k)
+}
+
 // uniformBlocks is the fast path of finishBlocks for indexed types, whose
 // blocks all hold the same old type: plain int64 arithmetic per block,
 // with every operand bounded by limit checked up front. It computes exactly
@@ -28,22 +41,16 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 		abs64(old.dataLB) > limit || abs64(old.dataUB) > limit || abs64(ext) > limit || abs64(scale) > limit {
 		return false
 	}
-	maxD := int64(limit) // largest |displacement| whose scaled value stays within limit
-	if scale != 0 {
-		maxD = limit / abs64(scale)
-	}
-	maxN := int64(limit) // largest blocklength whose span stays within limit
-	if ext != 0 {
-		maxN = limit / abs64(ext)
-	}
-	if old.size > 0 {
-		maxN = min(maxN, limit/old.size)
-	}
+	// Powers of two instead of quotients (no division): a value below
+	// 2^(60-k) times one below 2^k stays below limit.
+	maxD := under(abs64(scale))                     // largest |displacement| whose scaled value stays within limit
+	maxN := min(under(abs64(ext)), under(old.size)) // largest blocklength whose span and size stay within limit
+	maxTotal := under(old.size)                     // most old instances whose size stays within limit
 	if bls == nil && bl > 0 {
-		return t.constBlocks(bl, displs, scale, old, maxD, maxN)
+		return t.constBlocks(bl, displs, scale, old, maxD, maxN, maxTotal)
 	}
 	if bls != nil && len(bls) == len(displs) && ext >= 0 && old.ub >= old.lb && old.size > 0 {
-		return t.forwardBlocks(bls, displs, scale, old, maxD, maxN)
+		return t.forwardBlocks(bls, displs, scale, old, maxD, maxN, maxTotal)
 	}
 	var (
 		found, dfound    bool
@@ -65,7 +72,7 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 			return false
 		}
 		total += n
-		if total > limit/max(1, old.size) {
+		if total > maxTotal {
 			return false
 		}
 		db := d * scale
@@ -113,12 +120,12 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 // bounds of the type follow from the smallest and the largest
 // displacement, so the loop over the blocks only finds those and checks
 // that each block starts where the one before ends (for contig).
-func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, maxD, maxN int64) bool {
+func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, maxD, maxN, maxTotal int64) bool {
 	if len(displs) == 0 {
 		t.zerolen()
 		return true
 	}
-	if bl > maxN || bl > limit/max(1, old.size)/int64(len(displs)) {
+	if hi, lo := bits.Mul64(uint64(bl), uint64(len(displs))); bl > maxN || hi != 0 || lo > uint64(maxTotal) {
 		return false
 	}
 	ext := old.Extent()
@@ -165,12 +172,12 @@ func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, max
 // every block then spans [d + lb, d + ub + (n-1)·extent) and its data
 // [d + dataLB, d + dataUB + (n-1)·extent), so the bounds follow from the
 // smallest start and the largest end of the blocks.
-func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, maxN int64) bool {
+func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, maxN, maxTotal int64) bool {
 	ext := old.Extent()
 	// a block of n old instances is contiguous when old is and, for n > 1,
 	// when old's instances touch
 	multiOK := old.contig && ext == old.size
-	sizeLimit := limit / old.size
+	sizeLimit := maxTotal
 	dataLen := old.dataUB - old.dataLB
 	var (
 		found  bool

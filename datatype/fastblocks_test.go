@@ -1,6 +1,7 @@
 package datatype
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
@@ -150,6 +151,18 @@ func TestFastBlocksMatchCheckedBlocks(t *testing.T) {
 		slow.k = calc{}
 		if ok && fast != slow {
 			t.Fatalf("trial %d %v %v %v: fast %+v, checked %+v", trial, bls, disps, types, fast, slow)
+		}
+	}
+}
+
+func TestUnder(t *testing.T) {
+	for _, a := range []int64{0, 1, 2, 3, 1000, 1<<30 + 5, 1 << 59, 1<<60 - 1, 1 << 60, 1<<60 + 1, 1<<63 - 1} {
+		u := under(a)
+		if hi, lo := bits.Mul64(uint64(a), uint64(u)); hi != 0 || lo > limit {
+			t.Errorf("under(%d) = %d: the product exceeds 2^60", a, u)
+		}
+		if a < limit && u == 0 {
+			t.Errorf("under(%d) = 0", a)
 		}
 	}
 }

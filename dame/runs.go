@@ -214,16 +214,28 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 			if L != L0 {
 				continue
 			}
-			// cur has a stride and its runs are single blocks
-			for i < n {
-				d := disps[i]*scale + off
-				if d != cur.next || (i+1 < n && disps[i+1]*scale+off == d+L0) {
-					break
-				}
-				cur.count++
-				cur.next += cur.stride
-				i++
+			// cur has a stride and its runs are single blocks: follow it
+			// on the displacements as given (d = raw·scale + off, exact
+			// as the type's bounds fit in int64). Consecutive blocks of
+			// the segment never touch (their runs would have merged:
+			// the stride is not L0), so only the last block followed can
+			// touch the block that ends the segment; it then starts a
+			// run of its own.
+			if scale == 0 {
+				continue
 			}
+			rs, rn := cur.stride/scale, (cur.next-off)/scale
+			j := i
+			for j < n && disps[j] == rn {
+				rn += rs
+				j++
+			}
+			if j > i && j < n && disps[j]*scale == disps[j-1]*scale+L0 {
+				j--
+			}
+			cur.count += int64(j - i)
+			cur.next += int64(j-i) * cur.stride
+			i = j
 		}
 		disps = nil // done: the general loop below has nothing to do
 	}

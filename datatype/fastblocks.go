@@ -134,14 +134,16 @@ func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, max
 	// of the one before ends: their displacements differ by gap bytes.
 	gap := old.dataUB - old.dataLB + abs64(span)
 	contig := old.size == 0 || (old.contig && (bl == 1 || ext == old.size))
-	minD, maxDisp := displs[0], displs[0]
-	prev := displs[0]
-	for _, d := range displs[1:] {
-		minD, maxDisp = min(minD, d), max(maxDisp, d)
+	if contig && old.size > 0 {
 		// may wrap for displacements out of range, which fail below
-		contig = contig && d*scale-prev*scale == gap
-		prev = d
+		for i := 1; i < len(displs); i++ {
+			if (displs[i]-displs[i-1])*scale != gap {
+				contig = false
+				break
+			}
+		}
 	}
+	minD, maxDisp := minMax(displs)
 	if abs64(minD) > maxD || abs64(maxDisp) > maxD {
 		return false
 	}
@@ -224,4 +226,23 @@ func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, 
 	t.align = old.align
 	t.contig = contig
 	return true
+}
+
+// minMax returns the smallest and the largest of xs (not empty), four
+// independent chains at a time.
+func minMax(xs []int64) (lo, hi int64) {
+	lo, hi = xs[0], xs[0]
+	l1, h1, l2, h2, l3, h3 := lo, hi, lo, hi, lo, hi
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		x := xs[i : i+4 : i+4]
+		lo, hi = min(lo, x[0]), max(hi, x[0])
+		l1, h1 = min(l1, x[1]), max(h1, x[1])
+		l2, h2 = min(l2, x[2]), max(h2, x[2])
+		l3, h3 = min(l3, x[3]), max(h3, x[3])
+	}
+	for ; i < len(xs); i++ {
+		lo, hi = min(lo, xs[i]), max(hi, xs[i])
+	}
+	return min(lo, l1, l2, l3), max(hi, h1, h2, h3)
 }

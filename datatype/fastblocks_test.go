@@ -3,6 +3,7 @@ package datatype
 import (
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -163,6 +164,20 @@ func TestUnder(t *testing.T) {
 		}
 		if a < limit && u == 0 {
 			t.Errorf("under(%d) = 0", a)
+		}
+	}
+}
+
+func TestMinMax(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 1; n < 40; n++ {
+		xs := make([]int64, n)
+		for i := range xs {
+			xs[i] = r.Int64() - r.Int64()
+		}
+		lo, hi := minMax(xs)
+		if lo != slices.Min(xs) || hi != slices.Max(xs) {
+			t.Fatalf("minMax(%v) = %d, %d", xs, lo, hi)
 		}
 	}
 }

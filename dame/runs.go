@@ -104,21 +104,25 @@ func blockDisps(ds, disps []int64, scale, off, L int64) (int, uint64) {
 // not all have; ok is false otherwise (ds is then partly written).
 func separateDisps(ds []int64, a datatype.Args, scale, off, size int64) (or uint64, ok bool) {
 	disps, bls := a.Displacements, a.Blocklengths
-	ds = ds[:len(disps)]
-	bls = bls[:len(disps)]
-	one, other := false, false
+	n := len(disps)
+	ds, bls = ds[:n], bls[:n]
+	lmin, lmax := bls[0], bls[0]
+	for _, bl := range bls {
+		lmin, lmax = min(lmin, bl), max(lmax, bl)
+	}
+	if lmin != 1 || lmax == 1 {
+		return 0, false // an empty block, or no block of one leaf, or all of one
+	}
 	end := disps[0]*scale + off - 1 // no block ends there
 	for i, d := range disps {
-		bl := bls[i]
 		d = d*scale + off
-		if bl == 0 || d == end {
+		if d == end {
 			return 0, false
 		}
-		one, other = one || bl == 1, other || bl != 1
 		or |= uint64(d)
-		ds[i], end = d, d+bl*size
+		ds[i], end = d, d+bls[i]*size
 	}
-	return or, one && other
+	return or, true
 }
 
 // scanRuns writes the runs of the blocks of an indexed type of a leaf (see

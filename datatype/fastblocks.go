@@ -49,8 +49,9 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 	if bls == nil && bl > 0 {
 		return t.constBlocks(bl, displs, scale, old, maxD, maxN, maxTotal)
 	}
-	if bls != nil && len(bls) == len(displs) && ext >= 0 && old.ub >= old.lb && old.size > 0 {
-		return t.forwardBlocks(bls, displs, scale, old, maxD, maxN, maxTotal)
+	if bls != nil && len(bls) == len(displs) && ext >= 0 && old.ub >= old.lb && old.size > 0 &&
+		t.forwardBlocks(bls, displs, scale, old, maxD, maxN, maxTotal) {
+		return true
 	}
 	var (
 		found, dfound    bool
@@ -173,49 +174,49 @@ func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, max
 // with data and a non-negative extent (with ub >= lb), the usual case:
 // every block then spans [d + lb, d + ub + (n-1)·extent) and its data
 // [d + dataLB, d + dataUB + (n-1)·extent), so the bounds follow from the
-// smallest start and the largest end of the blocks.
+// smallest start and the largest end of the blocks. It makes a few simple
+// passes over the lists (each keeps its values in registers) and leaves
+// lists with empty blocks to the general loop (ok false).
 func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, maxN, maxTotal int64) bool {
-	ext := old.Extent()
-	// a block of n old instances is contiguous when old is and, for n > 1,
-	// when old's instances touch
-	multiOK := old.contig && ext == old.size
-	sizeLimit := maxTotal
-	dataLen := old.dataUB - old.dataLB
-	var (
-		found  bool
-		lo, hi int64 // smallest start and largest end, in bytes from displacement 0
-		total  int64 // old instances, bounded by sizeLimit
-		contig = old.contig
-		next   int64 // where the data of the next block must start to stay contiguous
-		ok     = true
-	)
-	for i, n := range bls {
-		if n == 0 {
-			continue
-		}
-		d := displs[i]
-		if n > maxN || abs64(d) > maxD {
-			return false
-		}
-		total += n
-		ok = ok && total <= sizeLimit
-		db := d * scale
-		end := db + (n-1)*ext
-		if !found {
-			found, lo, hi = true, db, end
-		} else {
-			lo, hi = min(lo, db), max(hi, end)
-			contig = contig && db+old.dataLB == next
-		}
-		contig = contig && (n == 1 || multiOK)
-		next = end + old.dataLB + dataLen
-	}
-	if !ok {
+	if len(bls) == 0 {
 		return false
 	}
-	if !found {
-		t.zerolen()
-		return true
+	displs = displs[:len(bls)]
+	// the lengths: all in [1, maxN], their sum at most maxTotal
+	var total, nmin, nmax int64 = 0, bls[0], bls[0]
+	for _, n := range bls {
+		total += n // at most len · 2^60: checked below through nmax
+		nmin, nmax = min(nmin, n), max(nmax, n)
+	}
+	if nmin <= 0 || nmax > maxN {
+		return false
+	}
+	if hi, lo := bits.Mul64(uint64(nmax), uint64(len(bls))); hi != 0 || lo > uint64(maxTotal) {
+		return false // total may exceed maxTotal (or not fit)
+	}
+	// the displacements: all of magnitude at most maxD
+	dmin, dmax := minMax(displs)
+	if abs64(dmin) > maxD || abs64(dmax) > maxD {
+		return false
+	}
+	// the smallest start and the largest end, in bytes from displacement 0
+	ext := old.Extent()
+	lo, hi := displs[0]*scale, displs[0]*scale+(bls[0]-1)*ext
+	for i, n := range bls {
+		db := displs[i] * scale
+		lo, hi = min(lo, db), max(hi, db+(n-1)*ext)
+	}
+	// contiguous: old is, its instances touch if some block has several,
+	// and each block's data starts where the one before ends
+	contig := old.contig && (nmax == 1 || ext == old.size)
+	if contig {
+		dataLen := old.dataUB - old.dataLB
+		for i := 1; i < len(bls); i++ {
+			if displs[i]*scale != displs[i-1]*scale+(bls[i-1]-1)*ext+dataLen {
+				contig = false
+				break
+			}
+		}
 	}
 	t.lb, t.ub = old.lb+lo, old.ub+hi
 	t.trueLB = t.lb + (old.trueLB - old.lb)

@@ -120,12 +120,30 @@ type Committed struct {
 	// eng is the engine, built on first use (newEngine): a type committed
 	// and freed without moving data never pays for its plan.
 	eng    atomic.Pointer[engineRef]
+	lazy   atomic.Pointer[lazyParts] // made on first use (parts)
+	bounds bounds                    // what Pack and Unpack check, precomputed
+}
+
+// lazyParts is what a Committed computes on first use only, kept apart so
+// that a committed type and its program fit in one small allocation.
+type lazyParts struct {
 	sigMu  sync.Once
-	sig    sig.Sig // signature of one instance (seed 004), on first use
+	sig    sig.Sig // signature of one instance (seed 004)
 	progMu sync.Once
 	treeMu sync.Once
-	tree   *sig.Tree // built on first use
-	bounds bounds    // what Pack and Unpack check, precomputed
+	tree   *sig.Tree
+}
+
+// parts returns c's lazily computed parts, making them on first use.
+func (c *Committed) parts() *lazyParts {
+	if l := c.lazy.Load(); l != nil {
+		return l
+	}
+	l := new(lazyParts)
+	if c.lazy.CompareAndSwap(nil, l) {
+		return l
+	}
+	return c.lazy.Load()
 }
 
 // engineRef holds a Committed's engine and the name Engine reports.
@@ -246,7 +264,7 @@ func (c *Committed) normalize(mode Normalization) {
 // type was committed for the reference engine): the type compiled, and
 // simplified when Normalized reports so.
 func (c *Committed) Program() *dame.Program {
-	c.progMu.Do(func() {
+	c.parts().progMu.Do(func() {
 		if c.prog == nil {
 			c.prog = dame.Compile(c.t)
 		}
@@ -294,16 +312,18 @@ func normalized(t *datatype.Type, p *dame.Program, mode Normalization) *dame.Pro
 // Signature is the type signature of one instance (its hash and element
 // count, seed 004), computed at commit from the type tree.
 func (c *Committed) Signature() sig.Sig {
-	c.sigMu.Do(func() { c.sig = sig.Of(c.t) })
-	return c.sig
+	l := c.parts()
+	l.sigMu.Do(func() { l.sig = sig.Of(c.t) })
+	return l.sig
 }
 
 // SignatureTree is the signature tree of the type (built on first use, in
 // O(nodes)): prefixes, elements and Match against a received message's
 // signature in O(depth · log), the one signature source for receives.
 func (c *Committed) SignatureTree() *sig.Tree {
-	c.treeMu.Do(func() { c.tree = sig.NewTree(c.t) })
-	return c.tree
+	l := c.parts()
+	l.treeMu.Do(func() { l.tree = sig.NewTree(c.t) })
+	return l.tree
 }
 
 // MatchSignature checks a message of signature sent against a receive of

@@ -76,6 +76,9 @@ var smallLeaves = func() (ls [33]Node) {
 	return ls
 }()
 
+// byteLeaf is the one-byte leaf a block list lists blocks of bytes with.
+var byteLeaf = &smallLeaves[1]
+
 // withExtent returns n with its Extent set to ext: n itself, or for a
 // shared leaf of another extent a copy.
 func (z *builder) withExtent(n *Node, ext int64) *Node {
@@ -228,6 +231,12 @@ func (b *blockList) add(disp, bl int64, c *Node, off int64) {
 	if bl == 0 || c == nil {
 		return
 	}
+	if c.Op == ContigFinal && (bl == 1 || c.Extent == c.Size) {
+		// bytes: a block of bl*c.Size bytes, listed with the shared
+		// one-byte leaf so that blocks of basic types of different sizes
+		// (a struct) share one child and need no list of children
+		bl, c = bl*c.Size, byteLeaf
+	}
 	switch {
 	case b.one == nil:
 		b.one = c
@@ -283,6 +292,11 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 		}
 	}
 	if !same {
+		for i, c := range b.kids {
+			if c == byteLeaf {
+				b.kids[i], b.bls[i] = z.leaf(b.bls[i]), 1 // one leaf of the block's bytes
+			}
+		}
 		return z.alloc(Node{Op: Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).finish(), 0
 	}
 	if mergeAll {

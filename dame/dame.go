@@ -63,7 +63,10 @@ func (o Op) String() string {
 // Node is one primitive of a Program. Nodes are immutable once the Program
 // is built; Children of a Struct may share nodes.
 type Node struct {
-	Op        Op
+	Op Op
+	// hasOr is set when dispsOr holds the OR of Disps (see below; it sits
+	// here, beside Op, to keep nodes small).
+	hasOr     bool
 	Count     int64   // Contig, Vector, BlockIndex: number of blocks (instances for Contig)
 	Blocklen  int64   // Vector, BlockIndex: child instances per block
 	Stride    int64   // Vector: bytes between block starts
@@ -90,7 +93,6 @@ type Node struct {
 	// dispsOr is the OR of Disps when hasOr is set (the builder computed
 	// it while listing the blocks), for align.
 	dispsOr uint64
-	hasOr   bool
 }
 
 // markEvery is the number of blocks between marks: a power of two.

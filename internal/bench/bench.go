@@ -204,7 +204,10 @@ func selected(filter string) ([]layout, error) {
 	}
 	var ls []layout
 	for _, l := range all {
-		if matches(l.name, filter) || matches("ddtbench/"+l.name, filter) {
+		// a prefix of the name, or of the name without its family
+		// ("WRF" for ddtbench/WRF_x_vec, "L7" for mpipack/L7)
+		short := l.name[strings.IndexByte(l.name, '/')+1:]
+		if matches(l.name, filter) || matches(short, filter) {
 			ls = append(ls, l)
 		}
 	}

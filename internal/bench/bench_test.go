@@ -114,3 +114,29 @@ func hex64(v uint64) string {
 	}
 	return string(b[:])
 }
+
+// TestFilter checks that --filter keeps the layouts whose name, or name
+// without its family, starts with a prefix, and only those.
+func TestFilter(t *testing.T) {
+	for filter, want := range map[string]func(name string) bool{
+		"ddtbench":    func(n string) bool { return strings.HasPrefix(n, "ddtbench/") },
+		"WRF,L7":      func(n string) bool { return strings.HasPrefix(n, "ddtbench/WRF") || n == "mpipack/L7" },
+		"mpipack/L1":  func(n string) bool { return n == "mpipack/L1" },
+		"seed003/tra": func(n string) bool { return n == "seed003/transpose" },
+	} {
+		ls, err := selected(filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, _ := suite()
+		kept := map[string]bool{}
+		for _, l := range ls {
+			kept[l.name] = true
+		}
+		for _, l := range all {
+			if kept[l.name] != want(l.name) {
+				t.Errorf("--filter %s: %s kept = %v", filter, l.name, kept[l.name])
+			}
+		}
+	}
+}

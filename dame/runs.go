@@ -194,10 +194,23 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 		// the length hoisted, and a tight loop while runs of one block
 		// continue the open segment (the column of a matrix).
 		L0, n := bl*size, len(disps)
+		// A block touches the one before when its displacement as given
+		// is step more (when scale divides L0; otherwise none can).
+		step, touchable := int64(0), scale != 0 && L0%scale == 0
+		if touchable {
+			step = L0 / scale
+		}
 		for i := 0; i < n; {
 			d, L := disps[i]*scale+off, L0
-			for i++; i < n && disps[i]*scale+off == d+L; i++ {
-				L += L0 // merge touching blocks
+			if touchable {
+				j := i + 1
+				for want := disps[i] + step; j < n && disps[j] == want; j++ {
+					want += step // merge touching blocks
+				}
+				L += int64(j-i-1) * L0
+				i = j
+			} else {
+				i++
 			}
 			switch {
 			case L == cur.L && cur.count == 1:

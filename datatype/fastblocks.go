@@ -144,7 +144,7 @@ func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, max
 			}
 		}
 	}
-	minD, maxDisp := minMax(displs)
+	minD, maxDisp := bounds(displs)
 	if abs64(minD) > maxD || abs64(maxDisp) > maxD {
 		return false
 	}
@@ -195,7 +195,7 @@ func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, 
 		return false // total may exceed maxTotal (or not fit)
 	}
 	// the displacements: all of magnitude at most maxD
-	dmin, dmax := minMax(displs)
+	dmin, dmax := bounds(displs)
 	if abs64(dmin) > maxD || abs64(dmax) > maxD {
 		return false
 	}
@@ -246,4 +246,16 @@ func minMax(xs []int64) (lo, hi int64) {
 		lo, hi = min(lo, xs[i]), max(hi, xs[i])
 	}
 	return min(lo, l1, l2, l3), max(hi, h1, h2, h3)
+}
+
+// bounds returns the smallest and the largest of xs (not empty): its ends
+// when it is sorted (displacement lists usually are), which a loop of one
+// compare per element finds out, minMax otherwise.
+func bounds(xs []int64) (lo, hi int64) {
+	for i := 1; i < len(xs); i++ {
+		if xs[i] < xs[i-1] {
+			return minMax(xs)
+		}
+	}
+	return xs[0], xs[len(xs)-1]
 }

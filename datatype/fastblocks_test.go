@@ -179,5 +179,12 @@ func TestMinMax(t *testing.T) {
 		if lo != slices.Min(xs) || hi != slices.Max(xs) {
 			t.Fatalf("minMax(%v) = %d, %d", xs, lo, hi)
 		}
+		if lo, hi := bounds(xs); lo != slices.Min(xs) || hi != slices.Max(xs) {
+			t.Fatalf("bounds(%v) = %d, %d", xs, lo, hi)
+		}
+		slices.Sort(xs)
+		if lo, hi := bounds(xs); lo != xs[0] || hi != xs[n-1] {
+			t.Fatalf("bounds(%v) = %d, %d", xs, lo, hi)
+		}
 	}
 }

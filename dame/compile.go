@@ -110,6 +110,10 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		return z.leaf(t.Size()), lo
 	}
 	switch t.Combiner() {
+	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
+		if n, off, ok := z.indexedRuns(t); ok {
+			return n, off
+		}
 	case datatype.CombinerResized:
 		return z.build(t.Old())
 	case datatype.CombinerContiguous:
@@ -380,4 +384,39 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// indexedRuns compiles an indexed type of a leaf whose lists the type keeps
+// as runs (datatype.Type.Runs) without writing the lists out, when they
+// form a few segments; ok is false otherwise (Args then has the lists).
+func (z *builder) indexedRuns(t *datatype.Type) (*Node, int64, bool) {
+	bls, ds, ok := t.Runs()
+	if !ok {
+		return nil, 0, false
+	}
+	old := t.Old()
+	c, off := z.build(old)
+	if c == nil || c.Op != ContigFinal {
+		return nil, 0, false
+	}
+	_, bl, _ := t.Scalars()
+	maxBL := bl
+	if bls != nil {
+		maxBL = 0
+		for _, r := range bls {
+			maxBL = max(maxBL, r.Start, r.Start+(r.Count-1)*r.Step)
+		}
+	}
+	if c.Extent != c.Size && maxBL > 1 {
+		return nil, 0, false
+	}
+	scale := int64(1)
+	if k := t.Combiner(); k == datatype.CombinerIndexed || k == datatype.CombinerIndexedBlock {
+		scale = old.Extent()
+	}
+	var n int64
+	for _, r := range ds {
+		n += r.Count
+	}
+	return z.runSegments(bls, ds, bl, n, scale, off, c.Size)
 }

@@ -388,3 +388,154 @@ func (z *builder) byteRuns(ds, ls []int64) (*Node, int64) {
 	}
 	return z.alloc(Node{Op: Index, Blocklens: ls, Disps: ds, Child: z.leaf(g)}).finish(), 0
 }
+
+// segmenter groups runs of bytes, given in order, into segments of
+// constant run length and stride, at most limit of them (see
+// leafSegments). A run continues the open segment if that has one run (the
+// stride is set by the second) or if it starts where the segment's next
+// run would; another run opens a segment.
+type segmenter struct {
+	buf   [8]segment
+	segs  []segment // the closed segments
+	cur   segment   // the open one; count 0 before the first run
+	limit int
+	// pend is the last run, held back while the next one may touch it
+	pend    segment
+	hasPend bool
+}
+
+// add adds the run of L bytes at d to the segments; false when they pass
+// the limit.
+func (s *segmenter) add(d, L int64) bool {
+	switch {
+	case L == s.cur.L && s.cur.count == 1:
+		s.cur.stride, s.cur.count, s.cur.next = d-s.cur.disp, 2, 2*d-s.cur.disp
+	case L == s.cur.L && d == s.cur.next:
+		s.cur.count++
+		s.cur.next += s.cur.stride
+	default:
+		if s.cur.count > 0 {
+			if len(s.segs)+1 == s.limit {
+				return false
+			}
+			s.segs = append(s.segs, s.cur)
+		}
+		s.cur = segment{disp: d, L: L, count: 1, next: d}
+	}
+	return true
+}
+
+// run takes the next block, L > 0 bytes at d: it merges with the held run
+// when it starts where that ends, and is held in turn.
+func (s *segmenter) run(d, L int64) bool {
+	if s.hasPend && s.pend.disp+s.pend.L == d {
+		s.pend.L += L
+		return true
+	}
+	ok := !s.hasPend || s.add(s.pend.disp, s.pend.L)
+	s.pend, s.hasPend = segment{disp: d, L: L}, true
+	return ok
+}
+
+// strided takes m > 1 blocks of L bytes at d, d+S, … that do not touch
+// each other (S != L): in O(1) once the open segment follows them.
+func (s *segmenter) strided(d, L, S, m int64) bool {
+	if !s.run(d, L) {
+		return false
+	}
+	last := d + (m-1)*S // held back: the next block may touch it
+	d, m = d+S, m-2
+	if m > 0 {
+		if !s.add(s.pend.disp, s.pend.L) {
+			return false
+		}
+		s.hasPend = false
+	}
+	for m > 0 {
+		if s.cur.L == L && s.cur.count >= 2 && s.cur.next == d && s.cur.stride == S {
+			s.cur.count += m
+			s.cur.next += m * S
+			break
+		}
+		if !s.add(d, L) {
+			return false
+		}
+		d, m = d+S, m-1
+	}
+	return s.run(last, L)
+}
+
+// node closes the segments and returns their node: nil if there are none.
+func (s *segmenter) node(z *builder) (*Node, int64, bool) {
+	if s.hasPend && !s.add(s.pend.disp, s.pend.L) {
+		return nil, 0, false
+	}
+	if s.cur.count == 0 {
+		return nil, 0, false
+	}
+	segs := append(s.segs, s.cur)
+	if len(segs) == 1 {
+		return segs[0].node(z), segs[0].disp, true
+	}
+	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*Node, len(segs))
+	for i, sg := range segs {
+		ds[i], bls1[i], kids[i] = sg.disp, 1, sg.node(z)
+	}
+	b := blockList{disps: ds, bls: bls1, kids: kids}
+	n, d := b.node(z)
+	return n, d, true
+}
+
+// runSegments is leafSegments for a type whose lists are stored as runs
+// (datatype.Type.Runs): the blocks of a stretch where both lists are
+// arithmetic, with one block length, either all touch (one run) or form a
+// strided sequence, so the work is O(runs) for the lists it applies to
+// (those of a few segments); bl is the block length of block-indexed types
+// (bls nil). It reports false as leafSegments does.
+func (z *builder) runSegments(bls, ds []datatype.Run, bl, n int64, scale, off, size int64) (*Node, int64, bool) {
+	s := segmenter{limit: 4 + int(n/256)}
+	s.segs = s.buf[:0]
+	bi, di := 0, 0
+	var bdone, ddone int64 // blocks of runs bls[bi] and ds[di] already taken
+	for di < len(ds) {
+		m := ds[di].Count - ddone
+		b0, bstep := bl, int64(0)
+		if bls != nil {
+			m = min(m, bls[bi].Count-bdone)
+			b0, bstep = bls[bi].Start+bdone*bls[bi].Step, bls[bi].Step
+		}
+		d0, dstep := ds[di].Start+ddone*ds[di].Step, ds[di].Step
+		switch {
+		case bstep == 0 && b0 == 0:
+			// empty blocks
+		case bstep == 0 && (m == 1 || dstep*scale != b0*size):
+			if m == 1 {
+				if !s.run(d0*scale+off, b0*size) {
+					return nil, 0, false
+				}
+			} else if !s.strided(d0*scale+off, b0*size, dstep*scale, m) {
+				return nil, 0, false
+			}
+		case bstep == 0:
+			// m blocks, each starting where the one before ends
+			if !s.run(d0*scale+off, m*b0*size) {
+				return nil, 0, false
+			}
+		default:
+			for j := range m {
+				if b := b0 + j*bstep; b > 0 && !s.run((d0+j*dstep)*scale+off, b*size) {
+					return nil, 0, false
+				}
+			}
+		}
+		if ddone += m; ddone == ds[di].Count {
+			di, ddone = di+1, 0
+		}
+		if bls != nil {
+			if bdone += m; bdone == bls[bi].Count {
+				bi, bdone = bi+1, 0
+			}
+		}
+	}
+	return s.node(z)
+}

@@ -452,7 +452,11 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.blocklengths, t.displs = clone2(bls, displs)
+	if r := compressLists(bls, displs); r != nil {
+		t.x = &extra{runs: r}
+	} else {
+		t.blocklengths, t.displs = clone2(bls, displs)
+	}
 	t.setOld(old)
 	if len(bls) == 0 || old.size == 0 {
 		return t.zerolen(), nil
@@ -491,7 +495,12 @@ func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error
 	if err != nil {
 		return nil, err
 	}
-	t.blocklength, t.displs = bl, slices.Clone(displs)
+	t.blocklength = bl
+	if r := compressLists(nil, displs); r != nil {
+		t.x = &extra{runs: r}
+	} else {
+		t.displs = slices.Clone(displs)
+	}
 	t.setOld(old)
 	if bl == 0 && len(displs) > 0 && old.size > 0 {
 		// MPICH keeps the bounds of zero-length blocks of indexed_block,
@@ -728,15 +737,15 @@ func yaksaSame(t *Type) *Type {
 			return t.types[0]
 		}
 	case CombinerIndexedBlock, CombinerHIndexedBlock:
-		if len(t.displs) == 1 && single(1, t.blocklength, t.displs[0]) {
+		if t.nblocks() == 1 && single(1, t.blocklength, t.displs[0]) { // one block: never runs
 			return t.types[0]
 		}
 	case CombinerIndexed, CombinerHIndexed:
-		if len(t.displs) == 1 && single(1, t.blocklengths[0], t.displs[0]) {
+		if t.nblocks() == 1 && single(1, t.blocklengths[0], t.displs[0]) { // one block: never runs
 			return t.types[0]
 		}
 	case CombinerStruct:
-		if len(t.displs) == 1 && single(1, t.blocklengths[0], t.displs[0]) {
+		if t.nblocks() == 1 && single(1, t.blocklengths[0], t.displs[0]) { // one block: never runs
 			return t.types[0]
 		}
 	case CombinerSubarray, CombinerDarray:

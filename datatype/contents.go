@@ -25,6 +25,7 @@ func (t *Type) Envelope() (ints, addrs, types int, c Combiner) {
 // Contents is MPI_Type_get_contents: exactly the arguments t was built with,
 // even when an engine later optimizes t. It is empty for predefined types.
 func (t *Type) Contents() Contents {
+	bls, displs := t.lists()
 	c := Contents{Combiner: t.combiner}
 	switch t.combiner {
 	case CombinerNamed:
@@ -38,18 +39,18 @@ func (t *Type) Contents() Contents {
 		c.Ints = []int64{t.count, t.blocklength}
 		c.Addrs = []int64{t.stride}
 	case CombinerIndexed:
-		c.Ints = append(append([]int64{int64(len(t.blocklengths))}, t.blocklengths...), t.displs...)
+		c.Ints = append(append([]int64{int64(len(bls))}, bls...), displs...)
 	case CombinerHIndexed:
-		c.Ints = append([]int64{int64(len(t.blocklengths))}, t.blocklengths...)
-		c.Addrs = slices.Clone(t.displs)
+		c.Ints = append([]int64{int64(len(bls))}, bls...)
+		c.Addrs = slices.Clone(displs)
 	case CombinerIndexedBlock:
-		c.Ints = append([]int64{int64(len(t.displs)), t.blocklength}, t.displs...)
+		c.Ints = append([]int64{int64(len(displs)), t.blocklength}, displs...)
 	case CombinerHIndexedBlock:
-		c.Ints = []int64{int64(len(t.displs)), t.blocklength}
-		c.Addrs = slices.Clone(t.displs)
+		c.Ints = []int64{int64(len(displs)), t.blocklength}
+		c.Addrs = slices.Clone(displs)
 	case CombinerStruct:
-		c.Ints = append([]int64{int64(len(t.blocklengths))}, t.blocklengths...)
-		c.Addrs = slices.Clone(t.displs)
+		c.Ints = append([]int64{int64(len(bls))}, bls...)
+		c.Addrs = slices.Clone(displs)
 	case CombinerSubarray:
 		x := t.ex()
 		c.Ints = []int64{int64(len(x.sizes))}
@@ -93,9 +94,10 @@ func (t *Type) Old() *Type {
 // for printers. Lists and scalars that the combiner does not take are absent.
 func (t *Type) Args() Args {
 	x := t.ex()
+	bls, displs := t.lists()
 	return Args{
 		Count: t.count, Blocklength: t.blocklength, Stride: t.stride,
-		Blocklengths: t.blocklengths, Displacements: t.displs, Types: t.types,
+		Blocklengths: bls, Displacements: displs, Types: t.types,
 		Sizes: x.sizes, Subsizes: x.subsizes, Starts: x.starts, Order: t.order,
 		Size: x.nprocs, Rank: x.rank, Gsizes: x.gsizes, Distribs: x.distribs,
 		Dargs: x.dargs, Psizes: x.psizes, LB: t.lbArg, Extent: t.extentArg,

@@ -36,6 +36,10 @@ func under(a int64) int64 {
 // value is too large for the fast path, so that the checked path runs.
 // bls is nil when every block has length bl.
 func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64, old *Type) (ok bool) {
+	var runs *runLists
+	if t.x != nil {
+		runs = t.x.runs
+	}
 	ext := old.Extent()
 	if abs64(old.lb) > limit || abs64(old.ub) > limit || abs64(old.trueLB) > limit || abs64(old.trueUB) > limit ||
 		abs64(old.dataLB) > limit || abs64(old.dataUB) > limit || abs64(ext) > limit || abs64(scale) > limit {
@@ -47,11 +51,15 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 	maxN := min(under(abs64(ext)), under(old.size)) // largest blocklength whose span and size stay within limit
 	maxTotal := under(old.size)                     // most old instances whose size stays within limit
 	if bls == nil && bl > 0 {
-		return t.constBlocks(bl, displs, scale, old, maxD, maxN, maxTotal)
+		return t.constBlocks(bl, displs, runs, scale, old, maxD, maxN, maxTotal)
 	}
-	if bls != nil && len(bls) == len(displs) && ext >= 0 && old.ub >= old.lb && old.size > 0 &&
-		t.forwardBlocks(bls, displs, scale, old, maxD, maxN, maxTotal) {
-		return true
+	if bls != nil && len(bls) == len(displs) && ext >= 0 && old.ub >= old.lb && old.size > 0 {
+		if runs != nil && runs.bl != nil && t.forwardRuns(runs, scale, old, maxD, maxN, maxTotal) {
+			return true
+		}
+		if t.forwardBlocks(bls, displs, scale, old, maxD, maxN, maxTotal) {
+			return true
+		}
 	}
 	var (
 		found, dfound    bool
@@ -121,7 +129,7 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 // bounds of the type follow from the smallest and the largest
 // displacement, so the loop over the blocks only finds those and checks
 // that each block starts where the one before ends (for contig).
-func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, maxD, maxN, maxTotal int64) bool {
+func (t *Type) constBlocks(bl int64, displs []int64, runs *runLists, scale int64, old *Type, maxD, maxN, maxTotal int64) bool {
 	if len(displs) == 0 {
 		t.zerolen()
 		return true
@@ -135,16 +143,31 @@ func (t *Type) constBlocks(bl int64, displs []int64, scale int64, old *Type, max
 	// of the one before ends: their displacements differ by gap bytes.
 	gap := old.dataUB - old.dataLB + abs64(span)
 	contig := old.size == 0 || (old.contig && (bl == 1 || ext == old.size))
-	if contig && old.size > 0 {
-		// may wrap for displacements out of range, which fail below
-		for i := 1; i < len(displs); i++ {
-			if (displs[i]-displs[i-1])*scale != gap {
+	var minD, maxDisp int64
+	if runs != nil {
+		// from the runs: O(runs)
+		minD, maxDisp = runs.ds[0].Start, runs.ds[0].Start
+		prev := runs.ds[0].Start - 1 // displacement of the block before
+		for k, r := range runs.ds {
+			last := r.Start + (r.Count-1)*r.Step // a value of the list: no overflow
+			minD, maxDisp = min(minD, r.Start, last), max(maxDisp, r.Start, last)
+			if contig && old.size > 0 && ((k > 0 && (r.Start-prev)*scale != gap) || (r.Count > 1 && r.Step*scale != gap)) {
 				contig = false
-				break
+			}
+			prev = last
+		}
+	} else {
+		if contig && old.size > 0 {
+			// may wrap for displacements out of range, which fail below
+			for i := 1; i < len(displs); i++ {
+				if (displs[i]-displs[i-1])*scale != gap {
+					contig = false
+					break
+				}
 			}
 		}
+		minD, maxDisp = bounds(displs)
 	}
-	minD, maxDisp := bounds(displs)
 	if abs64(minD) > maxD || abs64(maxDisp) > maxD {
 		return false
 	}
@@ -258,4 +281,80 @@ func bounds(xs []int64) (lo, hi int64) {
 		}
 	}
 	return xs[0], xs[len(xs)-1]
+}
+
+// forwardRuns is forwardBlocks from the lists kept as runs, in O(runs): in
+// a stretch of m blocks where both lists are arithmetic, the start and the
+// end of a block are linear in its index, so their extremes are at the
+// stretch's first and last block, and each block touches the next when
+// the linear difference is zero at both ends.
+func (t *Type) forwardRuns(runs *runLists, scale int64, old *Type, maxD, maxN, maxTotal int64) bool {
+	ext := old.Extent()
+	dataLen := old.dataUB - old.dataLB
+	n := int64(runs.n)
+	var (
+		first         = true
+		nmin, nmax    int64
+		dmin, dmax    int64
+		lo, hi, total int64
+		contig        = old.contig
+		prevD, prevB  int64 // the last block of the stretch before
+		bi, di        int
+		bdone, ddone  int64
+		bl, ds        = runs.bl, runs.ds
+	)
+	for di < len(ds) {
+		m := min(ds[di].Count-ddone, bl[bi].Count-bdone)
+		b0, bstep := bl[bi].Start+bdone*bl[bi].Step, bl[bi].Step
+		d0, dstep := ds[di].Start+ddone*ds[di].Step, ds[di].Step
+		b1, d1 := b0+(m-1)*bstep, d0+(m-1)*dstep // list values: no overflow
+		if first {
+			nmin, nmax, dmin, dmax = b0, b0, d0, d0
+		}
+		nmin, nmax = min(nmin, b0, b1), max(nmax, b0, b1)
+		dmin, dmax = min(dmin, d0, d1), max(dmax, d0, d1)
+		if nmin <= 0 || nmax > maxN || abs64(dmin) > maxD || abs64(dmax) > maxD {
+			return false // empty blocks, or values too large: the lists' loops decide
+		}
+		// every sum of block lengths below is at most nmax·n (a stretch
+		// of varying lengths has m <= nmax blocks, so m·(m-1) <= nmax·n)
+		if hi2, lo2 := bits.Mul64(uint64(nmax), uint64(n)); hi2 != 0 || lo2 > uint64(maxTotal) {
+			return false
+		}
+		// from here every product below stays within 2^60
+		db0, db1 := d0*scale, d1*scale
+		e0, e1 := db0+(b0-1)*ext, db1+(b1-1)*ext
+		if first {
+			lo, hi = db0, e0
+		}
+		lo, hi = min(lo, db0, db1), max(hi, e0, e1)
+		if contig && !first && prevD*scale+(prevB-1)*ext+dataLen != db0 {
+			contig = false
+		}
+		if contig && m > 1 {
+			// block j+1 starts where block j's data ends, for j = 0 and m-2
+			step := dstep * scale
+			if (b0-1)*ext+dataLen != step || (b0+(m-2)*bstep-1)*ext+dataLen != step {
+				contig = false
+			}
+		}
+		total += m*b0 + bstep*(m*(m-1)/2)
+		prevD, prevB, first = d1, b1, false
+		if ddone += m; ddone == ds[di].Count {
+			di, ddone = di+1, 0
+		}
+		if bdone += m; bdone == bl[bi].Count {
+			bi, bdone = bi+1, 0
+		}
+	}
+	contig = contig && (nmax == 1 || ext == old.size)
+	t.lb, t.ub = old.lb+lo, old.ub+hi
+	t.trueLB = t.lb + (old.trueLB - old.lb)
+	t.trueUB = t.ub + (old.trueUB - old.ub)
+	t.dataLB, t.dataUB = lo+old.dataLB, hi+old.dataUB
+	t.size = total * old.size
+	t.elements = total * old.elements
+	t.align = old.align
+	t.contig = contig
+	return true
 }

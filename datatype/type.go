@@ -128,6 +128,7 @@ type extra struct {
 	nprocs, rank            int64   // darray
 	gsizes, dargs, psizes   []int64 // darray
 	distribs                []Distrib
+	runs                    *runLists // the lists of an indexed type, as runs
 }
 
 // ex returns t's extra part, empty if t has none.

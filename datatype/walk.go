@@ -106,10 +106,11 @@ func (t *Type) eachBlock(base int64, fn func(disp, n int64, old *Type) bool) boo
 		if t.combiner == CombinerIndexed || t.combiner == CombinerIndexedBlock {
 			scale = old.Extent()
 		}
-		for i, d := range t.displs {
+		bls, displs := t.lists()
+		for i, d := range displs {
 			bl := t.blocklength
-			if t.blocklengths != nil {
-				bl = t.blocklengths[i]
+			if bls != nil {
+				bl = bls[i]
 			}
 			if bl > 0 && !fn(base+d*scale, bl, old) {
 				return false

@@ -1,0 +1,125 @@
+package datatype
+
+import "sync/atomic"
+
+// Run is Count values Start, Start+Step, Start+2·Step, … of a list: the
+// block lengths or displacements of an indexed type stored compressed (see
+// Type.Runs).
+type Run struct{ Start, Step, Count int64 }
+
+// The lists of an indexed type are kept as runs when they hold at least
+// minRunList values in at most maxRuns runs: the row and the column of a
+// matrix, a strided list, constant block lengths. Such a type costs O(runs)
+// memory, its construction writes no copy of the lists, and commit builds
+// its program from the runs; the lists are written out on first request
+// (Args, Contents, walks), once.
+const (
+	minRunList = 16
+	maxRuns    = 8
+)
+
+// runLists is an indexed type's lists as runs, and the lists written out
+// once asked for.
+type runLists struct {
+	n      int   // number of blocks
+	bl, ds []Run // bl is nil for block-indexed types
+	lists  atomic.Pointer[[2][]int64]
+}
+
+// toRuns returns xs as at most maxRuns runs, or nil if it needs more.
+func toRuns(xs []int64) []Run {
+	var buf [maxRuns]Run
+	k := 0
+	for i := 0; i < len(xs); {
+		if k == maxRuns {
+			return nil
+		}
+		r := Run{Start: xs[i], Count: 1}
+		if i+1 < len(xs) {
+			r.Step = xs[i+1] - xs[i]
+			j := i + 2
+			for want := xs[i+1] + r.Step; j < len(xs) && xs[j] == want; j++ {
+				want += r.Step
+			}
+			r.Count = int64(j - i)
+		}
+		buf[k] = r
+		k++
+		i += int(r.Count)
+	}
+	out := make([]Run, k)
+	copy(out, buf[:k])
+	return out
+}
+
+// expand writes the runs out.
+func expand(rs []Run, n int) []int64 {
+	xs := make([]int64, 0, n)
+	for _, r := range rs {
+		for v, c := r.Start, r.Count; c > 0; c-- {
+			xs = append(xs, v)
+			v += r.Step
+		}
+	}
+	return xs
+}
+
+// compressLists returns bls (nil for block-indexed types) and displs as
+// runs when both compress (see minRunList), or nil.
+func compressLists(bls, displs []int64) *runLists {
+	if len(displs) < minRunList {
+		return nil
+	}
+	ds := toRuns(displs)
+	if ds == nil {
+		return nil
+	}
+	var bl []Run
+	if bls != nil {
+		if bl = toRuns(bls); bl == nil {
+			return nil
+		}
+	}
+	return &runLists{n: len(displs), bl: bl, ds: ds}
+}
+
+// lists returns t's block lengths (nil when they are one length) and
+// displacements, writing them out on first use when they are stored as
+// runs.
+func (t *Type) lists() (bls, displs []int64) {
+	if t.x == nil || t.x.runs == nil {
+		return t.blocklengths, t.displs
+	}
+	r := t.x.runs
+	if l := r.lists.Load(); l != nil {
+		return l[0], l[1]
+	}
+	l := new([2][]int64)
+	l[1] = expand(r.ds, r.n)
+	if r.bl != nil {
+		l[0] = expand(r.bl, r.n)
+	}
+	if !r.lists.CompareAndSwap(nil, l) {
+		l = r.lists.Load()
+	}
+	return l[0], l[1]
+}
+
+// nblocks is the number of blocks of an indexed or struct type.
+func (t *Type) nblocks() int {
+	if t.x != nil && t.x.runs != nil {
+		return t.x.runs.n
+	}
+	return len(t.displs)
+}
+
+// Runs returns the block lengths (nil when all blocks have one length, as
+// in block-indexed types) and the displacements of an indexed type as runs
+// when the type stores them so, and ok false otherwise (then Args has the
+// lists). Reading them costs O(runs); the values are those of Args.
+func (t *Type) Runs() (bls, displs []Run, ok bool) {
+	if t.x == nil || t.x.runs == nil {
+		return nil, nil, false
+	}
+	return t.x.runs.bl, t.x.runs.ds, true
+}

@@ -130,7 +130,9 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		c, off := z.build(old)
 		return z.vector(count, bl, sb, c), off
 	}
-	a := t.Args()
+	var a datatype.Args // the lists and the block length, all the cases below use
+	a.Blocklengths, a.Displacements, a.Types = t.Lists()
+	_, a.Blocklength, _ = t.Scalars()
 	switch t.Combiner() {
 	case datatype.CombinerNamed:
 		bs := newBlockList(2)

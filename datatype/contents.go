@@ -81,6 +81,14 @@ func (t *Type) Scalars() (count, blocklength, stride int64) {
 	return t.count, t.blocklength, t.stride
 }
 
+// Lists returns the list arguments of an indexed, block-indexed or struct
+// type as Args reports them (block lengths nil for block-indexed types),
+// and its old types, without building the rest of Args.
+func (t *Type) Lists() (blocklengths, displacements []int64, types []*Type) {
+	bls, ds := t.lists()
+	return bls, ds, t.types
+}
+
 // Old returns t's first old type (its only one, except for struct), or nil
 // for a predefined type.
 func (t *Type) Old() *Type {

@@ -51,7 +51,10 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	}
 	stride := ext // bytes between consecutive indices of dimension dim(j)
 	var disp int64
-	t, err := Contiguous(subsizes[dim(0)], old)
+	// the lower form's types, in one allocation: a contiguous, n-1
+	// hvectors, an hindexed_block, a resized and the subarray itself
+	ar := &arena{ts: make([]Type, n+3)}
+	t, err := contiguous(ar, subsizes[dim(0)], old)
 	if err != nil {
 		return nil, lowerErr(c, err, args())
 	}
@@ -62,7 +65,7 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 		if k.err != nil {
 			break
 		}
-		if t, err = HVector(subsizes[dim(j)], 1, stride, t); err != nil {
+		if t, err = vector(ar, CombinerHVector, subsizes[dim(j)], 1, stride, t); err != nil {
 			return nil, lowerErr(c, err, args())
 		}
 	}
@@ -74,14 +77,14 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 		// the block at its displacement (MPICH places it with a struct of
 		// one block; one hindexed_block has the same type map and bounds,
 		// and no struct padding applies to a single member)
-		if t, err = HIndexedBlock(1, []int64{disp}, t); err != nil {
+		if t, err = indexedBlock(ar, CombinerHIndexedBlock, 1, []int64{disp}, t); err != nil {
 			return nil, lowerErr(c, err, args())
 		}
 	}
-	if t, err = Resized(t, 0, total); err != nil {
+	if t, err = resized(ar, t, 0, total); err != nil {
 		return nil, lowerErr(c, err, args())
 	}
-	r := t.shallow(c, old)
+	r := t.shallow(ar, c, old)
 	r.order = order
 	buf := make([]int64, 3*n)
 	copy(buf, sizes)
@@ -92,8 +95,9 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 }
 
 // shallow returns a type of combiner c with t's layout whose lower form is t.
-func (t *Type) shallow(c Combiner, old *Type) *Type {
-	r := &Type{combiner: c, lower: t, depth: old.depth + 1, expanded: addExpanded(1, t.expanded)}
+func (t *Type) shallow(ar *arena, c Combiner, old *Type) *Type {
+	r := ar.alloc()
+	r.combiner, r.lower, r.depth, r.expanded = c, t, old.depth+1, addExpanded(1, t.expanded)
 	r.setOld(old)
 	r.size, r.lb, r.ub, r.trueLB, r.trueUB = t.size, t.lb, t.ub, t.trueLB, t.trueUB
 	r.align, r.elements, r.dataLB, r.dataUB, r.contig = t.align, t.elements, t.dataLB, t.dataUB, t.contig
@@ -212,7 +216,7 @@ func Darray(size, rank int64, gsizes []int64, distribs []Distrib, dargs, psizes 
 	if t, err = Resized(t, 0, total); err != nil {
 		return nil, lowerErr(c, err, args())
 	}
-	res := t.shallow(c, old)
+	res := t.shallow(nil, c, old)
 	res.order = order
 	res.x = &extra{nprocs: size, rank: rank, gsizes: slices.Clone(gsizes), dargs: slices.Clone(dargs),
 		psizes: slices.Clone(psizes), distribs: slices.Clone(distribs)}

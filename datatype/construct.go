@@ -101,10 +101,25 @@ func clone2(a, b []int64) ([]int64, []int64) {
 	return buf[:len(a):len(a)], buf[len(a):]
 }
 
+// arena hands out the types of one construction that builds several
+// (subarray: its lower form) from one allocation; a nil arena allocates
+// each type on its own.
+type arena struct{ ts []Type }
+
+func (a *arena) alloc() *Type {
+	if a == nil || len(a.ts) == 0 {
+		return new(Type)
+	}
+	t := &a.ts[0]
+	a.ts = a.ts[1:]
+	return t
+}
+
 // newDerived returns a type of combiner c over children with its depth
-// set, or an error if that depth exceeds MaxDepth.
-func newDerived(c Combiner, children ...*Type) (*Type, error) {
-	t := &Type{combiner: c, expanded: 1}
+// set, or an error if that depth exceeds MaxDepth; ar supplies its memory.
+func newDerived(ar *arena, c Combiner, children ...*Type) (*Type, error) {
+	t := ar.alloc()
+	t.combiner, t.expanded = c, 1
 	for _, ch := range children {
 		t.depth = max(t.depth, ch.depth+1)
 		t.expanded = addExpanded(t.expanded, ch.expanded)
@@ -153,7 +168,9 @@ func (t *Type) zerolen() *Type {
 }
 
 // Contiguous is MPI_Type_contiguous: count copies of old, extent(old) apart.
-func Contiguous(count int64, old *Type) (*Type, error) {
+func Contiguous(count int64, old *Type) (*Type, error) { return contiguous(nil, count, old) }
+
+func contiguous(ar *arena, count int64, old *Type) (*Type, error) {
 	const c = CombinerContiguous
 	if err := checkOld(c, old, "oldtype"); err != nil {
 		return nil, err
@@ -161,7 +178,7 @@ func Contiguous(count int64, old *Type) (*Type, error) {
 	if count < 0 {
 		return nil, argErr(c, "negative count %d", count)
 	}
-	t, err := newDerived(c, old)
+	t, err := newDerived(ar, c, old)
 	if err != nil {
 		return nil, err
 	}
@@ -216,15 +233,15 @@ func (t *Type) inherit(k *calc, old *Type, n, spread int64) {
 // Vector is MPI_Type_vector: count blocks of blocklength copies of old, the
 // starts of consecutive blocks stride extents of old apart.
 func Vector(count, blocklength, stride int64, old *Type) (*Type, error) {
-	return vector(CombinerVector, count, blocklength, stride, old)
+	return vector(nil, CombinerVector, count, blocklength, stride, old)
 }
 
 // HVector is MPI_Type_create_hvector: Vector with the stride in bytes.
 func HVector(count, blocklength, strideBytes int64, old *Type) (*Type, error) {
-	return vector(CombinerHVector, count, blocklength, strideBytes, old)
+	return vector(nil, CombinerHVector, count, blocklength, strideBytes, old)
 }
 
-func vector(c Combiner, count, blocklength, stride int64, old *Type) (*Type, error) {
+func vector(ar *arena, c Combiner, count, blocklength, stride int64, old *Type) (*Type, error) {
 	if err := checkOld(c, old, "oldtype"); err != nil {
 		return nil, err
 	}
@@ -234,7 +251,7 @@ func vector(c Combiner, count, blocklength, stride int64, old *Type) (*Type, err
 	if blocklength < 0 {
 		return nil, argErr(c, "negative blocklength %d", blocklength)
 	}
-	t, err := newDerived(c, old)
+	t, err := newDerived(ar, c, old)
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +465,7 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 			return nil, argErr(c, "negative blocklength %d at index %d", b, i)
 		}
 	}
-	t, err := newDerived(c, old)
+	t, err := newDerived(nil, c, old)
 	if err != nil {
 		return nil, err
 	}
@@ -475,23 +492,23 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 // IndexedBlock is MPI_Type_create_indexed_block: blocks of blocklength
 // copies of old at displacements[i] extents of old.
 func IndexedBlock(blocklength int64, displacements []int64, old *Type) (*Type, error) {
-	return indexedBlock(CombinerIndexedBlock, blocklength, displacements, old)
+	return indexedBlock(nil, CombinerIndexedBlock, blocklength, displacements, old)
 }
 
 // HIndexedBlock is MPI_Type_create_hindexed_block: IndexedBlock with
 // displacements in bytes.
 func HIndexedBlock(blocklength int64, displacementsBytes []int64, old *Type) (*Type, error) {
-	return indexedBlock(CombinerHIndexedBlock, blocklength, displacementsBytes, old)
+	return indexedBlock(nil, CombinerHIndexedBlock, blocklength, displacementsBytes, old)
 }
 
-func indexedBlock(c Combiner, bl int64, displs []int64, old *Type) (*Type, error) {
+func indexedBlock(ar *arena, c Combiner, bl int64, displs []int64, old *Type) (*Type, error) {
 	if err := checkOld(c, old, "oldtype"); err != nil {
 		return nil, err
 	}
 	if bl < 0 {
 		return nil, argErr(c, "negative blocklength %d", bl)
 	}
-	t, err := newDerived(c, old)
+	t, err := newDerived(ar, c, old)
 	if err != nil {
 		return nil, err
 	}
@@ -632,7 +649,7 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 			return nil, argErr(c, "types[%d] is nil", i)
 		}
 	}
-	t, err := newDerived(c, types...)
+	t, err := newDerived(nil, c, types...)
 	if err != nil {
 		return nil, err
 	}
@@ -756,7 +773,9 @@ func yaksaSame(t *Type) *Type {
 
 // Resized is MPI_Type_create_resized: old with lower bound lb and extent
 // extent; the type map and true bounds are old's.
-func Resized(old *Type, lb, extent int64) (*Type, error) {
+func Resized(old *Type, lb, extent int64) (*Type, error) { return resized(nil, old, lb, extent) }
+
+func resized(ar *arena, old *Type, lb, extent int64) (*Type, error) {
 	const c = CombinerResized
 	if err := checkOld(c, old, "oldtype"); err != nil {
 		return nil, err
@@ -765,7 +784,7 @@ func Resized(old *Type, lb, extent int64) (*Type, error) {
 	if err != nil {
 		return nil, overflowErr(c, "lb + extent", fmt.Sprintf("lb=%d, extent=%d", lb, extent))
 	}
-	t, err := newDerived(c, old)
+	t, err := newDerived(ar, c, old)
 	if err != nil {
 		return nil, err
 	}

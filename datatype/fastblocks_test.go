@@ -61,12 +61,12 @@ func TestUniformBlocksMatchesCheckedPath(t *testing.T) {
 				if n > 0 {
 					b0 = bl[0]
 				}
-				fast, err = indexedBlock(c, b0, displs, old)
+				fast, err = indexedBlock(nil, c, b0, displs, old)
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			slow, _ := newDerived(c, old)
+			slow, _ := newDerived(nil, c, old)
 			slow, err = slow.finishBlocks(func(i int) (int64, int64, *Type) { return bl[i], displs[i], old },
 				n, c == CombinerIndexed || c == CombinerIndexedBlock, old.size == 0)
 			if err != nil {

@@ -151,7 +151,7 @@ func TestRunBoundsMatchCheckedPath(t *testing.T) {
 				for i := range bl {
 					bl[i] = bls[0]
 				}
-				fast, err = indexedBlock(c, bls[0], ds, old)
+				fast, err = indexedBlock(nil, c, bls[0], ds, old)
 			} else {
 				fast, err = indexed(c, bl, ds, old)
 			}

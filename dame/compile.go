@@ -2,6 +2,7 @@ package dame
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/ddtlab/ddt/datatype"
 )
@@ -56,6 +57,9 @@ func (z *builder) leaf(size int64) *Node {
 	if size > 0 && size < int64(len(smallLeaves)) {
 		return &smallLeaves[size]
 	}
+	if size > 0 && size < int64(len(sharedLeaves)) {
+		return sharedLeaf(size)
+	}
 	for _, l := range z.leaves {
 		if l != nil && l.Size == size {
 			return l
@@ -78,6 +82,23 @@ var smallLeaves = func() (ls [33]Node) {
 
 // byteLeaf is the one-byte leaf a block list lists blocks of bytes with.
 var byteLeaf = &smallLeaves[1]
+
+// sharedLeaves are the leaves of up to 4 KB (rows, blocks), made on first
+// use and shared by all programs like smallLeaves: at most 4096 of them
+// ever exist, and a program's first nodes then fit inside it.
+var sharedLeaves [4096]atomic.Pointer[Node]
+
+func sharedLeaf(size int64) *Node {
+	p := &sharedLeaves[size]
+	if l := p.Load(); l != nil {
+		return l
+	}
+	l := &Node{Op: ContigFinal, Size: size, Extent: size}
+	if p.CompareAndSwap(nil, l) {
+		return l
+	}
+	return p.Load()
+}
 
 // withExtent returns n with its Extent set to ext: n itself, or for a
 // shared leaf of another extent a copy.

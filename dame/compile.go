@@ -152,7 +152,12 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		return z.vector(count, bl, sb, c), off
 	}
 	var a datatype.Args // the lists and the block length, all the cases below use
-	a.Blocklengths, a.Displacements, a.Types = t.Lists()
+	byteDisps := false  // a.Displacements are in bytes (datatype.Type.ByteLists)
+	if bls, bds, ok := t.ByteLists(); ok {
+		a.Blocklengths, a.Displacements, a.Types, byteDisps = bls, bds, []*datatype.Type{t.Old()}, true
+	} else {
+		a.Blocklengths, a.Displacements, a.Types = t.Lists()
+	}
 	_, a.Blocklength, _ = t.Scalars()
 	switch t.Combiner() {
 	case datatype.CombinerNamed:
@@ -167,7 +172,7 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
 		old := a.Types[0]
 		scale := int64(1)
-		if c := t.Combiner(); c == datatype.CombinerIndexed || c == datatype.CombinerIndexedBlock {
+		if c := t.Combiner(); (c == datatype.CombinerIndexed || c == datatype.CombinerIndexedBlock) && !byteDisps {
 			scale = old.Extent()
 		}
 		c, off := z.build(old)

@@ -38,6 +38,12 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64) (*Node, int6
 			return withOr(nd, d, or)
 		}
 	}
+	if bls := a.Blocklengths; bls != nil && scale == 1 && off == 0 {
+		// displacements in bytes as the type keeps them: share them too
+		if or, ok := separateDisps(nil, a, scale, off, size); ok {
+			return withOr(z.alloc(Node{Op: Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size)}).finish(), 0, or)
+		}
+	}
 	ds := make([]int64, n)
 	if bls := a.Blocklengths; bls != nil {
 		if or, ok := separateDisps(ds, a, scale, off, size); ok {
@@ -105,7 +111,9 @@ func blockDisps(ds, disps []int64, scale, off, L int64) (int, uint64) {
 func separateDisps(ds []int64, a datatype.Args, scale, off, size int64) (or uint64, ok bool) {
 	disps, bls := a.Displacements, a.Blocklengths
 	n := len(disps)
-	ds, bls = ds[:n], bls[:n]
+	bls = bls[:n]
+	write := ds != nil // otherwise only check: the displacements are the bytes themselves
+	ds = ds[:min(n, len(ds))]
 	lmin, lmax := bls[0], bls[0]
 	for _, bl := range bls {
 		lmin, lmax = min(lmin, bl), max(lmax, bl)
@@ -120,7 +128,10 @@ func separateDisps(ds []int64, a datatype.Args, scale, off, size int64) (or uint
 			return 0, false
 		}
 		or |= uint64(d)
-		ds[i], end = d, d+bls[i]*size
+		if write {
+			ds[i] = d
+		}
+		end = d + bls[i]*size
 	}
 	return or, true
 }

@@ -249,6 +249,7 @@ func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, 
 	t.elements = total * old.elements
 	t.align = old.align
 	t.contig = contig
+	t.keepBytes(scale)
 	return true
 }
 
@@ -357,4 +358,18 @@ func (t *Type) forwardRuns(runs *runLists, scale int64, old *Type, maxD, maxN, m
 	t.align = old.align
 	t.contig = contig
 	return true
+}
+
+// keepBytes stores the displacements of an indexed type (its copy of the
+// lists, not kept as runs) in bytes when they are scaled by an extent of 2
+// or more, so that its program can share them (see ByteLists); the
+// caller has checked that every displacement times scale fits in int64.
+func (t *Type) keepBytes(scale int64) {
+	if scale < 2 || t.combiner != CombinerIndexed || t.displs == nil || len(t.displs) < minRunList {
+		return
+	}
+	for i := range t.displs {
+		t.displs[i] *= scale
+	}
+	t.x = &extra{byteScale: scale}
 }

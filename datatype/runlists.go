@@ -87,8 +87,21 @@ func compressLists(bls, displs []int64) *runLists {
 // displacements, writing them out on first use when they are stored as
 // runs.
 func (t *Type) lists() (bls, displs []int64) {
-	if t.x == nil || t.x.runs == nil {
+	if t.x == nil || (t.x.runs == nil && t.x.byteScale == 0) {
 		return t.blocklengths, t.displs
+	}
+	if s := t.x.byteScale; s != 0 {
+		if u := t.x.units.Load(); u != nil {
+			return t.blocklengths, *u
+		}
+		u := make([]int64, len(t.displs))
+		for i, d := range t.displs {
+			u[i] = d / s // exact: d is a displacement times s
+		}
+		if !t.x.units.CompareAndSwap(nil, &u) {
+			u = *t.x.units.Load()
+		}
+		return t.blocklengths, u
 	}
 	r := t.x.runs
 	if l := r.lists.Load(); l != nil {
@@ -111,6 +124,17 @@ func (t *Type) nblocks() int {
 		return t.x.runs.n
 	}
 	return len(t.displs)
+}
+
+// ByteLists returns the block lengths and the displacements in bytes of an
+// indexed type that keeps them so (an indexed list of an old type of
+// extent 2 or more, not kept as runs), and ok false otherwise. The
+// displacements are those of Args times the old type's extent.
+func (t *Type) ByteLists() (blocklengths, byteDisplacements []int64, ok bool) {
+	if t.x == nil || t.x.byteScale == 0 {
+		return nil, nil, false
+	}
+	return t.blocklengths, t.displs, true
 }
 
 // Runs returns the block lengths (nil when all blocks have one length, as

@@ -220,3 +220,42 @@ func TestRunBoundsContig(t *testing.T) {
 		}
 	}
 }
+
+// TestByteListsConcurrent reads the displacements of an indexed type that
+// keeps them in bytes from several goroutines at once (run with -race).
+func TestByteListsConcurrent(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	bls, ds := make([]int64, 300), make([]int64, 300)
+	var pos int64
+	for i := range ds {
+		bls[i] = 1 + r.Int64N(4)
+		ds[i] = pos
+		pos += bls[i] + 1 + r.Int64N(5)
+	}
+	ty, err := Indexed(bls, ds, Of(Double))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl, bd, ok := ty.ByteLists()
+	if !ok || !slices.Equal(bl, bls) {
+		t.Fatal("a random indexed list of doubles is not kept in bytes")
+	}
+	for i := range bd {
+		if bd[i] != ds[i]*8 {
+			t.Fatalf("byte displacement %d is %d, want %d", i, bd[i], ds[i]*8)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if a := ty.Args(); !slices.Equal(a.Displacements, ds) || !slices.Equal(a.Blocklengths, bls) {
+				t.Error("Args differ from the lists given")
+			}
+		})
+	}
+	wg.Wait()
+	ty2, _ := Indexed(slices.Clone(bls), slices.Clone(ds), Of(Double))
+	if !Equal(ty, ty2) {
+		t.Error("rebuilt type differs")
+	}
+}

@@ -1,6 +1,9 @@
 package datatype
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Combiner says how a type was built, as MPI_Type_get_envelope reports it.
 type Combiner uint8
@@ -129,6 +132,11 @@ type extra struct {
 	gsizes, dargs, psizes   []int64 // darray
 	distribs                []Distrib
 	runs                    *runLists // the lists of an indexed type, as runs
+	// byteScale, when not 0, says that displs of an indexed type holds
+	// its displacements in bytes (times byteScale, the old type's extent);
+	// units are the displacements as given, written out on first request.
+	byteScale int64
+	units     atomic.Pointer[[]int64]
 }
 
 // ex returns t's extra part, empty if t has none.

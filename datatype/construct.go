@@ -95,10 +95,13 @@ func checkOld(c Combiner, old *Type, what string) error {
 // clone2 copies a and b into one allocation (a type's block lengths and
 // displacements live and die together).
 func clone2(a, b []int64) ([]int64, []int64) {
-	buf := make([]int64, len(a)+len(b))
-	copy(buf, a)
-	copy(buf[len(a):], b)
-	return buf[:len(a):len(a)], buf[len(a):]
+	if len(a) == 0 || len(b) == 0 {
+		return slices.Clone(a), slices.Clone(b)
+	}
+	// Appending to a full slice moves a into new memory that the runtime
+	// does not zero first (make would: for long lists, a third write).
+	buf := append(a[:len(a):len(a)], b...)
+	return buf[:len(a):len(a)], buf[len(a) : len(a)+len(b) : len(a)+len(b)]
 }
 
 // arena hands out the types of one construction that builds several

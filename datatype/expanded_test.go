@@ -41,3 +41,33 @@ func expandedSamples(t *testing.T) []*Type {
 	}
 	return out
 }
+
+// TestClone2 checks that clone2 copies: changing the copies leaves the
+// originals as they were, and the other way round.
+func TestClone2(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 1000} {
+		a, b := make([]int64, n), make([]int64, n)
+		for i := range n {
+			a[i], b[i] = int64(i), int64(-i)
+		}
+		ca, cb := clone2(a, b)
+		if len(ca) != n || len(cb) != n {
+			t.Fatalf("n=%d: lengths %d, %d", n, len(ca), len(cb))
+		}
+		for i := range n {
+			if ca[i] != a[i] || cb[i] != b[i] {
+				t.Fatalf("n=%d: copies differ at %d", n, i)
+			}
+			ca[i], cb[i] = 7, 7
+			if a[i] != int64(i) || b[i] != int64(-i) {
+				t.Fatalf("n=%d: writing the copies changed the originals", n)
+			}
+		}
+		_ = append(ca, 1) // capacity ends at the list: must not write into cb
+		for i := range n {
+			if cb[i] != 7 {
+				t.Fatalf("n=%d: appending to the first copy wrote into the second", n)
+			}
+		}
+	}
+}

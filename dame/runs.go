@@ -195,10 +195,8 @@ func (s segment) node(z *builder) *Node {
 // run (the stride is set by the second) or if it starts where the
 // segment's next run would; another run opens a segment.
 func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) {
-	var buf [8]segment
-	segs := buf[:0] // the closed segments
-	limit := 4 + len(a.Displacements)/256
-	var cur segment // the open one; count 0 before the first run
+	s := segmenter{limit: 4 + len(a.Displacements)/256}
+	s.segs = s.buf[:0]
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
 	if bls == nil && bl > 0 {
 		// Blocks of one length (block-indexed types): the same walk with
@@ -223,23 +221,11 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 			} else {
 				i++
 			}
-			switch {
-			case L == cur.L && cur.count == 1:
-				cur.stride, cur.count, cur.next = d-cur.disp, 2, 2*d-cur.disp
-			case L == cur.L && d == cur.next:
-				cur.count++
-				cur.next += cur.stride
-			default:
-				if cur.count > 0 {
-					if len(segs)+1 == limit {
-						return nil, 0, false
-					}
-					segs = append(segs, cur)
-				}
-				cur = segment{disp: d, L: L, count: 1, next: d}
-				continue
+			opened := s.cur.count == 0 || !s.continues(d, L)
+			if !s.add(d, L) {
+				return nil, 0, false
 			}
-			if L != L0 {
+			if opened || L != L0 {
 				continue
 			}
 			// cur has a stride and its runs are single blocks: follow it
@@ -252,7 +238,7 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 			if scale == 0 {
 				continue
 			}
-			rs, rn := cur.stride/scale, (cur.next-off)/scale
+			rs, rn := s.cur.stride/scale, (s.cur.next-off)/scale
 			j := i
 			for j < n && disps[j] == rn {
 				rn += rs
@@ -261,11 +247,11 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 			if j > i && j < n && disps[j]*scale == disps[j-1]*scale+L0 {
 				j--
 			}
-			cur.count += int64(j - i)
-			cur.next += int64(j-i) * cur.stride
+			s.cur.count += int64(j - i)
+			s.cur.next += int64(j-i) * s.cur.stride
 			i = j
 		}
-		disps = nil // done: the general loop below has nothing to do
+		return s.node(z)
 	}
 	for i := 0; i < len(disps); {
 		// the run starting at block i, as in scanRuns
@@ -289,36 +275,11 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 			}
 			L += bl * size // merge touching blocks
 		}
-		switch {
-		case L == cur.L && cur.count == 1:
-			cur.stride, cur.count, cur.next = d-cur.disp, 2, 2*d-cur.disp
-		case L == cur.L && d == cur.next:
-			cur.count++
-			cur.next += cur.stride
-		default:
-			if cur.count > 0 {
-				if len(segs)+1 == limit {
-					return nil, 0, false
-				}
-				segs = append(segs, cur)
-			}
-			cur = segment{disp: d, L: L, count: 1, next: d}
+		if !s.add(d, L) {
+			return nil, 0, false
 		}
 	}
-	if cur.count == 0 {
-		return nil, 0, false
-	}
-	segs = append(segs, cur)
-	if len(segs) == 1 {
-		return segs[0].node(z), segs[0].disp, true
-	}
-	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*Node, len(segs))
-	for i, s := range segs {
-		ds[i], bls1[i], kids[i] = s.disp, 1, s.node(z)
-	}
-	b := blockList{disps: ds, bls: bls1, kids: kids}
-	n, d := b.node(z)
-	return n, d, true
+	return s.node(z)
 }
 
 // constRuns returns the node of runs of L bytes at ds[i].
@@ -413,6 +374,12 @@ type segmenter struct {
 	// pend is the last run, held back while the next one may touch it
 	pend    segment
 	hasPend bool
+}
+
+// continues reports whether the run of L bytes at d continues the open
+// segment (rather than opening one).
+func (s *segmenter) continues(d, L int64) bool {
+	return L == s.cur.L && (s.cur.count == 1 || d == s.cur.next)
 }
 
 // add adds the run of L bytes at d to the segments; false when they pass

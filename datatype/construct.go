@@ -348,16 +348,7 @@ func (a *blockAcc) block(disp, n int64, old *Type) {
 	} else {
 		lb, ub = k.add(k.add(old.lb, disp), span), k.add(old.ub, disp)
 	}
-	tlb := k.add(lb, k.sub(old.trueLB, old.lb))
-	tub := k.add(ub, k.sub(old.trueUB, old.ub))
-	if !a.found {
-		a.found = true
-		a.lb, a.ub, a.tlb, a.tub = lb, ub, tlb, tub
-		a.contig = true
-	} else {
-		a.lb, a.ub = min(a.lb, lb), max(a.ub, ub)
-		a.tlb, a.tub = min(a.tlb, tlb), max(a.tub, tub)
-	}
+	a.bounds(lb, ub, k.add(lb, k.sub(old.trueLB, old.lb)), k.add(ub, k.sub(old.trueUB, old.ub)))
 	k.at("size")
 	a.size = k.add(a.size, k.mul(n, old.size))
 	k.at("number of elements")
@@ -367,17 +358,34 @@ func (a *blockAcc) block(disp, n int64, old *Type) {
 	if old.size > 0 {
 		dlb := k.add(k.add(disp, old.dataLB), min(0, span))
 		dub := k.add(k.add(disp, old.dataUB), max(0, span))
-		blockContig := old.contig && (n == 1 || ext == old.size)
-		if !a.dfound {
-			a.dfound = true
-			a.dlb, a.dub = dlb, dub
-			a.contig = blockContig
-		} else {
-			a.contig = a.contig && blockContig && dlb == a.next
-			a.dlb, a.dub = min(a.dlb, dlb), max(a.dub, dub)
-		}
-		a.next = dub
+		a.data(dlb, dub, old.contig && (n == 1 || ext == old.size))
 	}
+}
+
+// bounds records the bounds and true bounds of a block with data or not.
+func (a *blockAcc) bounds(lb, ub, tlb, tub int64) {
+	if !a.found {
+		a.found = true
+		a.lb, a.ub, a.tlb, a.tub = lb, ub, tlb, tub
+		a.contig = true
+	} else {
+		a.lb, a.ub = min(a.lb, lb), max(a.ub, ub)
+		a.tlb, a.tub = min(a.tlb, tlb), max(a.tub, tub)
+	}
+}
+
+// data records the data bounds of a block with data, and whether its data
+// starts where the data of the block before ends (and is contiguous).
+func (a *blockAcc) data(dlb, dub int64, blockContig bool) {
+	if !a.dfound {
+		a.dfound = true
+		a.dlb, a.dub = dlb, dub
+		a.contig = blockContig
+	} else {
+		a.contig = a.contig && blockContig && dlb == a.next
+		a.dlb, a.dub = min(a.dlb, dlb), max(a.dub, dub)
+	}
+	a.next = dub
 }
 
 // fast is the loop of finishBlocks for byte displacements, in plain int64
@@ -409,30 +417,12 @@ func (a *blockAcc) fast(block func(i int) (bl, disp int64, old *Type), n int) bo
 		} else {
 			lb, ub = old.lb+disp+span, old.ub+disp
 		}
-		tlb, tub := lb+(old.trueLB-old.lb), ub+(old.trueUB-old.ub)
-		if !a.found {
-			a.found = true
-			a.lb, a.ub, a.tlb, a.tub = lb, ub, tlb, tub
-			a.contig = true
-		} else {
-			a.lb, a.ub = min(a.lb, lb), max(a.ub, ub)
-			a.tlb, a.tub = min(a.tlb, tlb), max(a.tub, tub)
-		}
+		a.bounds(lb, ub, lb+(old.trueLB-old.lb), ub+(old.trueUB-old.ub))
 		a.size += bl * old.size
 		a.elements += bl * old.elements
 		a.algn = max(a.algn, old.align)
 		if old.size > 0 {
-			dlb, dub := disp+old.dataLB+min(0, span), disp+old.dataUB+max(0, span)
-			blockContig := old.contig && (bl == 1 || ext == old.size)
-			if !a.dfound {
-				a.dfound = true
-				a.dlb, a.dub = dlb, dub
-				a.contig = blockContig
-			} else {
-				a.contig = a.contig && blockContig && dlb == a.next
-				a.dlb, a.dub = min(a.dlb, dlb), max(a.dub, dub)
-			}
-			a.next = dub
+			a.data(disp+old.dataLB+min(0, span), disp+old.dataUB+max(0, span), old.contig && (bl == 1 || ext == old.size))
 		}
 	}
 	return true

@@ -241,14 +241,7 @@ func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, 
 			}
 		}
 	}
-	t.lb, t.ub = old.lb+lo, old.ub+hi
-	t.trueLB = t.lb + (old.trueLB - old.lb)
-	t.trueUB = t.ub + (old.trueUB - old.ub)
-	t.dataLB, t.dataUB = lo+old.dataLB, hi+old.dataUB
-	t.size = total * old.size
-	t.elements = total * old.elements
-	t.align = old.align
-	t.contig = contig
+	t.setForward(old, lo, hi, total, contig)
 	t.keepBytes(scale)
 	return true
 }
@@ -348,7 +341,14 @@ func (t *Type) forwardRuns(runs *runLists, scale int64, old *Type, maxD, maxN, m
 			bi, bdone = bi+1, 0
 		}
 	}
-	contig = contig && (nmax == 1 || ext == old.size)
+	t.setForward(old, lo, hi, total, contig && (nmax == 1 || ext == old.size))
+	return true
+}
+
+// setForward sets t's layout from its blocks of old (forward blocks: see
+// forwardBlocks): lo and hi are the smallest start and the largest end of
+// the blocks in bytes from displacement 0, total the old instances.
+func (t *Type) setForward(old *Type, lo, hi, total int64, contig bool) {
 	t.lb, t.ub = old.lb+lo, old.ub+hi
 	t.trueLB = t.lb + (old.trueLB - old.lb)
 	t.trueUB = t.ub + (old.trueUB - old.ub)
@@ -357,7 +357,6 @@ func (t *Type) forwardRuns(runs *runLists, scale int64, old *Type, maxD, maxN, m
 	t.elements = total * old.elements
 	t.align = old.align
 	t.contig = contig
-	return true
 }
 
 // keepBytes stores the displacements of an indexed type (its copy of the

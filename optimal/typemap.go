@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/ddtlab/ddt/internal/recon"
 	"io"
 	"math"
 	"strconv"
@@ -13,7 +14,7 @@ import (
 // MaxDisp bounds the absolute value of every displacement the package accepts
 // in a type map or a tree, so that differences of two displacements never
 // overflow int64.
-const MaxDisp = int64(1) << 61
+const MaxDisp = recon.MaxDisp
 
 // Elem is one entry of a type map: a basic type, named as in the .ddt
 // language (for example "int" or "double"), at a byte displacement.
@@ -213,14 +214,6 @@ func addOK(a, b int64) (int64, bool) {
 	return s, s <= MaxDisp && s >= -MaxDisp
 }
 
-// mulOK returns a*b and whether the product stays within ±MaxDisp.
-func mulOK(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	p := a * b
-	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-		return 0, false
-	}
-	return p, p <= MaxDisp && p >= -MaxDisp
-}
+// mulOK returns a*b and whether the product stays within ±MaxDisp
+// (internal/recon's, whose MaxDisp is this one).
+func mulOK(a, b int64) (int64, bool) { return recon.MulOK(a, b) }

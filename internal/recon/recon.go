@@ -200,8 +200,8 @@ func newSolver(q Seq, c Cost, set Set) *solver {
 	return s
 }
 
-// mulOK returns a*b and whether the product stays within ±MaxDisp.
-func mulOK(a, b int64) (int64, bool) {
+// MulOK returns a*b and whether the product stays within ±MaxDisp.
+func MulOK(a, b int64) (int64, bool) {
 	if a == 0 || b == 0 {
 		return 0, true
 	}
@@ -574,7 +574,7 @@ func (s *solver) push(i, q int, optv, absv int32, r *row) {
 
 // sbucAt reports whether position pos is the start nb*stride of bucket nb.
 func sbucAt(nb, stride, pos int64) bool {
-	v, ok := mulOK(nb, stride)
+	v, ok := MulOK(nb, stride)
 	return ok && v == pos
 }
 

@@ -176,11 +176,12 @@ func Compilable(t *datatype.Type) bool {
 }
 
 // CommitWith prepares t for packing with opts: it compiles t into a DAME
-// program (dame.Compile, which applies the local rewrites), normalizes it
-// as opts.Normalize says, and chooses the engine. Auto chooses from the
-// program: the native-code engine when one is linked in and accepts the
-// program, the compiled engine otherwise. Engines build their plan
-// (kernels per primitive) on first use, so a type committed and freed
+// program (dame.Compile, which applies the local rewrites) and normalizes
+// it as opts.Normalize says. The engine is built from the program when it
+// is first needed (by Pack, Unpack, Segments, Plan or Engine; at once with
+// opts.JITNow): Auto chooses the native-code engine when one is linked in
+// and accepts the program, the compiled engine otherwise, and engines build
+// their plan (kernels per primitive) then, so a type committed and freed
 // without moving data costs only its compilation.
 func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	if t == nil {
@@ -345,8 +346,9 @@ func (c *Committed) MessageSignature(count int64) (sig.Sig, error) {
 func (c *Committed) Type() *datatype.Type { return c.t }
 
 // Engine returns the engine the committed type uses: the one asked for,
-// or for Auto the one commit chose (Compiled, or Auto itself when the
-// choice is an engine without a name of its own, such as native code).
+// or for Auto the one chosen from its program (Compiled, or Auto itself
+// when the choice is an engine without a name of its own, such as native
+// code), building it if no data has moved yet.
 func (c *Committed) Engine() Engine {
 	if c.kind != Auto {
 		return c.kind

@@ -137,10 +137,10 @@ func (t *Type) ByteLists() (blocklengths, byteDisplacements []int64, ok bool) {
 	return t.blocklengths, t.displs, true
 }
 
-// Runs returns the block lengths (nil when all blocks have one length, as
-// in block-indexed types) and the displacements of an indexed type as runs
-// when the type stores them so, and ok false otherwise (then Args has the
-// lists). Reading them costs O(runs); the values are those of Args.
+// Runs returns the block lengths (nil for block-indexed types, whose one
+// block length is in Args) and the displacements of an indexed type as
+// runs when the type stores them so, and ok false otherwise (then Args has
+// the lists). Reading them costs O(runs); the values are those of Args.
 func (t *Type) Runs() (bls, displs []Run, ok bool) {
 	if t.x == nil || t.x.runs == nil {
 		return nil, nil, false

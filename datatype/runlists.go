@@ -34,14 +34,20 @@ func toRuns(xs []int64) []Run {
 		if k == maxRuns {
 			return nil
 		}
+		// A run is an arithmetic progression of integers: its step and
+		// every value fit in int64 (checked), so its values are monotone
+		// and its ends are its smallest and largest value, which the
+		// bounds computed from runs rely on.
 		r := Run{Start: xs[i], Count: 1}
 		if i+1 < len(xs) {
-			r.Step = xs[i+1] - xs[i]
-			j := i + 2
-			for want := xs[i+1] + r.Step; j < len(xs) && xs[j] == want; j++ {
-				want += r.Step
+			if step, err := sub(xs[i+1], xs[i]); err == nil {
+				r.Step = step
+				j := i + 2
+				for want, err := add(xs[i+1], step); err == nil && j < len(xs) && xs[j] == want; j++ {
+					want, err = add(want, step)
+				}
+				r.Count = int64(j - i)
 			}
-			r.Count = int64(j - i)
 		}
 		buf[k] = r
 		k++

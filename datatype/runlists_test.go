@@ -259,3 +259,37 @@ func TestByteListsConcurrent(t *testing.T) {
 		t.Error("rebuilt type differs")
 	}
 }
+
+// TestRunListsWrap gives lists whose steps or runs overflow int64 (0,
+// MinInt64, 0, …: a "run" of step MinInt64 in wrapping arithmetic) and
+// checks that the type is refused or its bounds hold every block, as
+// without runs.
+func TestRunListsWrap(t *testing.T) {
+	const minInt = -1 << 63
+	var lists [][]int64
+	for _, n := range []int{20, 21} {
+		l0, l1, l2 := make([]int64, n), make([]int64, n), make([]int64, n)
+		for i := range n {
+			if i%2 == 1 {
+				l0[i] = minInt
+			}
+			l1[i] = int64(i) * (1 << 62) // wraps after a few steps
+			l2[i] = 1<<62 - int64(i)*(1<<61)
+		}
+		lists = append(lists, l0, l1, l2)
+	}
+	for k, ds := range lists {
+		for _, c := range []Combiner{CombinerHIndexedBlock, CombinerIndexedBlock} {
+			ty, err := indexedBlock(nil, c, 1, ds, Of(Char))
+			if err != nil {
+				continue // refused: fine
+			}
+			lo, hi := ty.DataBounds()
+			for _, d := range ds {
+				if d < lo || d+1 > hi {
+					t.Fatalf("list %d %v: block at %d outside the data bounds [%d, %d)", k, c, d, lo, hi)
+				}
+			}
+		}
+	}
+}

@@ -293,3 +293,56 @@ func TestRunListsWrap(t *testing.T) {
 		}
 	}
 }
+
+// TestRunListsLargeValues builds indexed types from lists of a few runs
+// with steps and values near the ends of int64 and compares their layout
+// with the checked accumulator over the same lists: both refuse, or both
+// give the same bounds.
+func TestRunListsLargeValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	bigs := []int64{0, 1, -1, 1 << 40, -1 << 40, 1 << 58, -1 << 58, 1 << 61, -1 << 61, 1 << 62, -1 << 62, 1<<63 - 1, -1 << 63}
+	pick := func() int64 { return bigs[r.IntN(len(bigs))] + r.Int64N(3) - 1 }
+	for trial := range 5000 {
+		var ds []int64
+		for range 1 + r.IntN(3) {
+			d, step := pick(), pick()
+			for range 8 + r.IntN(12) {
+				ds = append(ds, d)
+				d += step // may wrap: the list then is not one progression
+			}
+		}
+		bls := make([]int64, len(ds))
+		for i := range bls {
+			bls[i] = 1 + int64(i%2)
+		}
+		old := Of(Int)
+		for _, c := range []Combiner{CombinerIndexed, CombinerHIndexed, CombinerIndexedBlock, CombinerHIndexedBlock} {
+			bl := bls
+			var fast *Type
+			var err error
+			if c == CombinerIndexedBlock || c == CombinerHIndexedBlock {
+				bl = make([]int64, len(ds))
+				for i := range bl {
+					bl[i] = 1
+				}
+				fast, err = indexedBlock(nil, c, 1, ds, old)
+			} else {
+				fast, err = indexed(c, bl, ds, old)
+			}
+			slow, _ := newDerived(nil, c, old)
+			scaled := c == CombinerIndexed || c == CombinerIndexedBlock
+			slow, serr := slow.finishBlocks(func(i int) (int64, int64, *Type) { return bl[i], ds[i], old }, len(ds), scaled, false)
+			if (err == nil) != (serr == nil) {
+				t.Fatalf("trial %d %v %v: runs path err %v, checked err %v", trial, c, ds, err, serr)
+			}
+			if err != nil {
+				continue
+			}
+			got := [6]int64{fast.size, fast.lb, fast.ub, fast.dataLB, fast.dataUB, b2i(fast.contig)}
+			want := [6]int64{slow.size, slow.lb, slow.ub, slow.dataLB, slow.dataUB, b2i(slow.contig)}
+			if got != want {
+				t.Fatalf("trial %d %v %v: layout %v, checked %v", trial, c, ds, got, want)
+			}
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package datatype
 
-import "sync/atomic"
+import (
+	"math"
+	"sync/atomic"
+)
 
 // Run is Count values Start, Start+Step, Start+2·Step, … of a list: the
 // block lengths or displacements of an indexed type stored compressed (see
@@ -42,9 +45,21 @@ func toRuns(xs []int64) []Run {
 		if i+1 < len(xs) {
 			if step, err := sub(xs[i+1], xs[i]); err == nil {
 				r.Step = step
-				j := i + 2
-				for want, err := add(xs[i+1], step); err == nil && j < len(xs) && xs[j] == want; j++ {
-					want, err = add(want, step)
+				// the values after xs[i+1] that the progression reaches
+				// without overflow: at most more of them
+				more := len(xs) - (i + 2)
+				// (distances to the ends of int64 are exact as uint64)
+				switch {
+				case step == math.MinInt64:
+					more = 0
+				case step > 0:
+					more = int(min(uint64(more), (uint64(math.MaxInt64)-uint64(xs[i+1]))/uint64(step)))
+				case step < 0:
+					more = int(min(uint64(more), (uint64(xs[i+1])+1<<63)/uint64(-step)))
+				}
+				j, end := i+2, i+2+more
+				for want := xs[i+1] + step; j < end && xs[j] == want; j++ {
+					want += step // no overflow: j < end
 				}
 				r.Count = int64(j - i)
 			}

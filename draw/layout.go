@@ -322,6 +322,19 @@ func autoWidth(span int64) int64 {
 func basicsOf(t *datatype.Type) []datatype.Basic {
 	var out []datatype.Basic
 	have := map[datatype.Basic]bool{}
+	eachBasic(t, func(b datatype.Basic) {
+		if !have[b] {
+			have[b] = true
+			out = append(out, b)
+		}
+	})
+	return out
+}
+
+// eachBasic calls fn with the basic type of every element kind of t, in
+// description order, visiting each node of t's description once (and no
+// node without data, or deeper than 64 levels).
+func eachBasic(t *datatype.Type, fn func(datatype.Basic)) {
 	seen := map[*datatype.Type]bool{}
 	var rec func(t *datatype.Type, depth int)
 	rec = func(t *datatype.Type, depth int) {
@@ -331,10 +344,7 @@ func basicsOf(t *datatype.Type) []datatype.Basic {
 		seen[t] = true
 		if t.IsPredefined() {
 			t.Walk(1, func(b datatype.Basic, _ int64) bool {
-				if !have[b] {
-					have[b] = true
-					out = append(out, b)
-				}
+				fn(b)
 				return true
 			})
 			return
@@ -348,7 +358,6 @@ func basicsOf(t *datatype.Type) []datatype.Basic {
 		}
 	}
 	rec(t, 0)
-	return out
 }
 
 // Granule is the smallest basic size among t's elements (1 for a type
@@ -359,37 +368,11 @@ func Granule(t *datatype.Type) int64 { return granule(t) }
 // multiple of it so that they do not cut elements.
 func granule(t *datatype.Type) int64 {
 	g := int64(0)
-	seen := map[*datatype.Type]bool{}
-	var rec func(t *datatype.Type, depth int)
-	rec = func(t *datatype.Type, depth int) {
-		if t == nil || seen[t] || depth > 64 {
-			return
+	eachBasic(t, func(b datatype.Basic) {
+		if g == 0 || b.Size() < g {
+			g = b.Size()
 		}
-		seen[t] = true
-		if b, ok := t.Basic(); ok {
-			if g == 0 || b.Size() < g {
-				g = b.Size()
-			}
-			return
-		}
-		if t.IsPredefined() {
-			t.Walk(1, func(b datatype.Basic, _ int64) bool {
-				if g == 0 || b.Size() < g {
-					g = b.Size()
-				}
-				return true
-			})
-			return
-		}
-		if l := t.Lower(); l != nil {
-			rec(l, depth+1)
-			return
-		}
-		for _, c := range t.Args().Types {
-			rec(c, depth+1)
-		}
-	}
-	rec(t, 0)
+	})
 	if g <= 0 {
 		return 1
 	}

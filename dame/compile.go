@@ -36,14 +36,7 @@ func CompileTo(p *Program, t *datatype.Type) {
 // builder allocates the nodes of one program in slabs, the first one
 // inside the Program. Nodes never move: a full slab is left as it is and a
 // new one started.
-type builder struct {
-	slab []Node
-	// leaves are the last leaves made, shared by every node that moves
-	// that many bytes (nodes are immutable once built; build, which sets
-	// the Extent of the node it returns, copies a shared leaf first).
-	leaves [4]*Node
-	nleaf  int
-}
+type builder struct{ slab []Node }
 
 func (z *builder) alloc(n Node) *Node {
 	if len(z.slab) == cap(z.slab) {
@@ -54,38 +47,20 @@ func (z *builder) alloc(n Node) *Node {
 }
 
 func (z *builder) leaf(size int64) *Node {
-	if size > 0 && size < int64(len(smallLeaves)) {
-		return &smallLeaves[size]
-	}
 	if size > 0 && size < int64(len(sharedLeaves)) {
 		return sharedLeaf(size)
 	}
-	for _, l := range z.leaves {
-		if l != nil && l.Size == size {
-			return l
-		}
-	}
-	l := z.alloc(Node{Op: ContigFinal, Size: size, Extent: size})
-	z.leaves[z.nleaf%len(z.leaves)] = l
-	z.nleaf++
-	return l
+	return z.alloc(Node{Op: ContigFinal, Size: size, Extent: size})
 }
 
-// smallLeaves are the leaves of up to 32 bytes (basic types, small
-// structs), shared by all programs: nodes are immutable.
-var smallLeaves = func() (ls [33]Node) {
-	for i := range ls {
-		ls[i] = Node{Op: ContigFinal, Size: int64(i), Extent: int64(i)}
-	}
-	return ls
-}()
-
 // byteLeaf is the one-byte leaf a block list lists blocks of bytes with.
-var byteLeaf = &smallLeaves[1]
+var byteLeaf = sharedLeaf(1)
 
-// sharedLeaves are the leaves of up to 4 KB (rows, blocks), made on first
-// use and shared by all programs like smallLeaves: at most 4096 of them
-// ever exist, and a program's first nodes then fit inside it.
+// sharedLeaves are the leaves of fewer than 4096 bytes (basic types,
+// rows, blocks), made on first use and shared by all programs (nodes are
+// immutable once built; build, which sets the Extent of the node it
+// returns, copies a shared leaf first): at most 4095 of them ever exist,
+// and a program's first nodes then fit inside it.
 var sharedLeaves [4096]atomic.Pointer[Node]
 
 func sharedLeaf(size int64) *Node {

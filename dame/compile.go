@@ -197,7 +197,11 @@ func (z *builder) vector(count, bl, stride int64, c *Node) *Node {
 		if count == 1 || stride == L {
 			return z.leaf(count * L)
 		}
-		return z.alloc(Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: z.leaf(L)}).finish()
+		leaf := c // c itself when it is that leaf (a row under a column: no second node)
+		if L != c.Size || c.Extent != c.Size {
+			leaf = z.leaf(L)
+		}
+		return z.alloc(Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: leaf}).finish()
 	}
 	if bl > 1 {
 		inner := z.withExtent(z.vector(bl, 1, c.Extent, c), c.Extent*bl) // not used for bl == 1 parents

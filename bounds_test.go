@@ -42,12 +42,25 @@ func TestFastCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		lo, hi := ty.DataBounds()
+		b := c.bounds
+		fp := fastPath{size: b.size, ext: b.ext, lo: b.lo, hi: b.hi, max: b.maxCount}
 		origins := append([]int64{-lo, -lo + 1, -lo - 1, -hi, r.Int64N(1 << 16)}, edge...)
 		for _, n := range []int{0, 1, int(max(hi-lo, 0)), int(max(hi-lo, 0)) + 100, 1 << 20, math.MaxInt32} {
 			for _, origin := range origins {
 				for _, count := range append([]int64{r.Int64N(1000), c.bounds.maxCount, c.bounds.maxCount + 1}, edge...) {
 					fs, fok := c.bounds.fits(n, origin, count)
 					cs, err := c.checkImage("pack", n, origin, count)
+					// the native code's check (fastPath.fits) agrees, for
+					// the counts it takes
+					if uint64(count-1) < uint64(fp.max) {
+						ps, pok := fp.fits(n, math.MaxInt, origin, count)
+						if pok != fok || (pok && ps != fs) {
+							t.Fatalf("%v: fastPath.fits(%d, %d, %d) = %d, %v; bounds.fits = %d, %v", ty, n, origin, count, ps, pok, fs, fok)
+						}
+						if _, pok := fp.fits(n, int(fs)-1, origin, count); pok && fs > 0 {
+							t.Fatalf("%v: fastPath.fits(%d, %d, %d) accepts a packed buffer of %d bytes for %d", ty, n, origin, count, fs-1, fs)
+						}
+					}
 					if fok && (err != nil || cs != fs) {
 						t.Fatalf("%v: fits(%d, %d, %d) = %d, true; checkImage = %d, %v", ty, n, origin, count, fs, cs, err)
 					}

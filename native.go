@@ -14,9 +14,10 @@ func compileNow(e engine.Engine) {
 }
 
 // upgrade stores in c a copy of r with the native code's whole-message
-// fast path (jit.Whole) once that code exists, so that Pack and Unpack
-// reach the code through c and its engineRef only. Other engines, and
-// native code without a whole-message entry, keep r.
+// fast path (jit.Whole, as a fastPath) once that code exists, so that Pack
+// and Unpack reach the code through c and its engineRef only. Other
+// engines, native code without a whole-message entry, and (never seen)
+// code whose instances pack another size than the type's keep r.
 func (c *Committed) upgrade(r *engineRef) {
 	if r.keep != nil {
 		return
@@ -25,9 +26,12 @@ func (c *Committed) upgrade(r *engineRef) {
 	if !ok {
 		return
 	}
-	if w := n.Whole(); w != nil {
+	if w := n.Whole(); w != nil && w.Size == c.bounds.size && c.bounds.maxCount > 0 {
+		b := &c.bounds
 		nr := *r
-		nr.whole, nr.keep = *w, w
+		nr.fast = fastPath{entry: w.Entry, size: b.size, ext: b.ext, lo: b.lo, hi: b.hi,
+			max: min(w.Max, b.maxCount)}
+		nr.keep = w
 		c.eng.CompareAndSwap(r, &nr)
 	}
 }

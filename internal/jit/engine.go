@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/internal/engine"
@@ -142,11 +141,11 @@ func (e *Engine) Err() error {
 // slices.
 //
 // The common call, a whole message of at most one piece, goes straight to
-// the root's instance entry: a few compares and the trampoline, no
+// the root's instance entry: a few compares and the call of the code, no
 // resumable state and no call of the walker.
 func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
 	if c := e.code.Load(); c != nil && from == 0 && uint64(count-1) < uint64(c.wholeMax) && int64(len(dst)) == count*c.size {
-		call(c.whole[0], unsafe.Pointer(unsafe.SliceData(src)), int(origin+c.off), unsafe.Pointer(unsafe.SliceData(dst)), int(count), 0)
+		Call(c.whole[0], src, origin, dst, count)
 		runtime.KeepAlive(c)
 		return
 	}
@@ -155,12 +154,13 @@ func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
 
 // Whole is the fast path of compiled code for a whole message of at most
 // Max instances (one piece): Entry[0] packs and Entry[1] unpacks count
-// instances through Call, the first instance's origin Off bytes after
-// the caller's. Only the root's instance entries qualify.
+// instances through Call, given the first instance's origin (the type's
+// origin, not the program's: the entries add the program's offset
+// themselves, so that the first address the code loads depends on no
+// load of the caller). Only the root's instance entries qualify.
 type Whole struct {
-	Entry [2]uintptr
+	Entry [2]Entry
 	Max   int64
-	Off   int64
 	Size  int64 // packed bytes of one instance
 }
 
@@ -172,15 +172,6 @@ func (e *Engine) Whole() *Whole {
 		return &c.fast
 	}
 	return nil
-}
-
-// Call runs the entry fn of a Whole on count instances: the memory image
-// starts at mem (the first instance's origin off bytes after it), the
-// packed bytes at pk. The caller has checked that every byte the count
-// instances touch lies inside both buffers, and keeps the Whole alive
-// (runtime.KeepAlive) until Call returns.
-func Call(fn uintptr, mem []byte, off int64, pk []byte, count int64) {
-	call(fn, unsafe.Pointer(unsafe.SliceData(mem)), int(off), unsafe.Pointer(unsafe.SliceData(pk)), int(count), 0)
 }
 
 // pack is Pack's general case: pieces, partial units, and the fallback
@@ -205,7 +196,7 @@ func (e *Engine) pack(dst, src []byte, origin, count, from int64) {
 // instances, into dst, whose instance 0 has its origin at byte origin.
 func (e *Engine) Unpack(dst, src []byte, origin, count, from int64) {
 	if c := e.code.Load(); c != nil && from == 0 && uint64(count-1) < uint64(c.wholeMax) && int64(len(src)) == count*c.size {
-		call(c.whole[1], unsafe.Pointer(unsafe.SliceData(dst)), int(origin+c.off), unsafe.Pointer(unsafe.SliceData(src)), int(count), 0)
+		Call(c.whole[1], dst, origin, src, count)
 		runtime.KeepAlive(c)
 		return
 	}

@@ -5,16 +5,7 @@ package jit
 import (
 	"fmt"
 	"syscall"
-	"unsafe"
 )
-
-// call runs the generated function at fn on n units: the first unit's
-// origin lies off bytes from base, the memory image's first byte (added in
-// assembly, so Go code never forms a pointer outside the caller's slice),
-// its packed bytes at pk; b0 is the first block of a listed block entry.
-//
-//go:noescape
-func call(fn uintptr, base unsafe.Pointer, off int, pk unsafe.Pointer, n, b0 int)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)

@@ -2,18 +2,11 @@
 
 package jit
 
-import (
-	"errors"
-	"unsafe"
-)
+import "errors"
 
 // supported reports whether this build can run generated code: only
 // amd64 Linux can; elsewhere the engines keep their Go kernels.
 const supported = false
-
-func call(fn uintptr, base unsafe.Pointer, off int, pk unsafe.Pointer, n, b0 int) {
-	panic("jit: no code generation on this platform")
-}
 
 func hostVec() int { return 16 }
 

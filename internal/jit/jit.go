@@ -53,10 +53,12 @@ type Code struct {
 
 	size, ext, off int64 // of the program
 
-	// whole holds the root's instance entries (pack, unpack) and wholeMax
-	// the most instances one call of them moves (one piece; 0 when the
-	// root has no instance entry): the fast path of a whole message.
-	whole    [2]uintptr
+	// whole holds the root's whole-message entries (pack, unpack: its
+	// instance entries taking the instance's origin, not the program's)
+	// and wholeMax the most instances one call of them moves (one piece;
+	// 0 when the root has no such entry): the fast path of a whole
+	// message.
+	whole    [2]Entry
 	wholeMax int64
 	fast     Whole // the same for package ddt's fast path
 
@@ -70,8 +72,8 @@ type Code struct {
 // the Go side goes through its blocks).
 type nodeCode struct {
 	n      *dame.Node
-	inst   [2]uintptr // instances, n.Extent apart
-	blk    [2]uintptr // blocks: strided (table false) or listed (table true)
+	inst   [2]Entry // instances, n.Extent apart
+	blk    [2]Entry // blocks: strided (table false) or listed (table true)
 	table  bool
 	stride int64 // blocks, strided: memory stride
 	bsize  int64 // blocks: packed bytes per block
@@ -141,6 +143,12 @@ type program struct {
 	g     *gen
 	nodes map[*dame.Node]*progNode
 	order []*dame.Node // in the order of the listing
+	// off is the program's offset (dame.Program.Off) and whole the
+	// offsets of the root's whole-message entries (pack, unpack; -1 for
+	// none): its instance entries behind a prologue adding off to RDI,
+	// so that callers pass the instance's origin.
+	off   int64
+	whole [2]int
 }
 
 type progNode struct {
@@ -166,7 +174,7 @@ func generate(p *dame.Program, vec int, log bool) (*program, error) {
 	}
 	g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI()}
 	g.a.log = log
-	pr := &program{g: g, nodes: map[*dame.Node]*progNode{}}
+	pr := &program{g: g, nodes: map[*dame.Node]*progNode{}, off: p.Off, whole: [2]int{-1, -1}}
 	pr.plan(root, true)
 	if g.err != nil {
 		return nil, g.err
@@ -208,9 +216,20 @@ func (pr *program) plan(n *dame.Node, top bool) {
 	if n.Size <= unitMax {
 		for d := range 2 {
 			g.pack = d == 0
-			if !pr.dry {
-				pn.inst[d] = g.entry(n, n.Extent)
+			if pr.dry {
+				continue
 			}
+			// the whole-message entry of the root: the instance entry
+			// itself, or a prologue moving RDI from the instance's
+			// origin to the program's, falling through into it (none for
+			// an offset beyond 32 bits)
+			if top && pr.off == int64(int32(pr.off)) {
+				pr.whole[d] = g.a.pc()
+				if pr.off != 0 {
+					g.a.lea(rdi, at(rdi, int32(pr.off)))
+				}
+			}
+			pn.inst[d] = g.entry(n, n.Extent)
 		}
 		return
 	}
@@ -271,7 +290,13 @@ func Compile(p *dame.Program) (*Code, error) {
 	return compileVec(p, defaultVec)
 }
 
+// errABI is Compile's error when abiOK fails.
+var errABI = fmt.Errorf("%w: this Go passes arguments in other registers than the generated code reads", ErrUnsupported)
+
 func compileVec(p *dame.Program, vec int) (*Code, error) {
+	if !abiOK() {
+		return nil, errABI
+	}
 	t0 := time.Now()
 	pr, err := generate(p, vec, false)
 	if err != nil {
@@ -303,19 +328,24 @@ func compileVec(p *dame.Program, vec int) (*Code, error) {
 		nc := &nodeCode{n: n, table: pn.table, stride: pn.stride, bsize: pn.bsize}
 		for d := range 2 {
 			if pn.inst[d] >= 0 {
-				nc.inst[d] = base + uintptr(pn.inst[d])
+				nc.inst[d] = makeEntry(base + uintptr(pn.inst[d]))
 			}
 			if pn.blk[d] >= 0 {
-				nc.blk[d] = base + uintptr(pn.blk[d])
+				nc.blk[d] = makeEntry(base + uintptr(pn.blk[d]))
 			}
 		}
-		if nc.inst[0] != 0 {
+		if nc.inst[0] != nil {
 			nc.perI = max(1, chunkBytes/n.Size)
 		}
-		if nc.blk[0] != 0 {
+		if nc.blk[0] != nil {
 			nc.perB = max(1, chunkBytes/nc.bsize)
 		}
 		c.nodes[n] = nc
+	}
+	for d := range 2 {
+		if pr.whole[d] >= 0 {
+			c.whole[d] = makeEntry(base + uintptr(pr.whole[d]))
+		}
 	}
 	c.root = c.nodes[p.Root]
 	c.order = pr.order
@@ -363,7 +393,8 @@ func (c *Code) rebind(p *dame.Program) *Code {
 		return nil
 	}
 	nc := &Code{mem: c.mem, size: c.size, ext: c.ext, off: c.off, vec: c.vec, codeLen: c.codeLen,
-		compiled: c.compiled, order: order, nodes: make(map[*dame.Node]*nodeCode, len(order)), shared: c}
+		compiled: c.compiled, order: order, nodes: make(map[*dame.Node]*nodeCode, len(order)), shared: c,
+		whole: c.whole}
 	for i, n := range order {
 		x := *c.nodes[c.order[i]]
 		x.n = n
@@ -374,11 +405,11 @@ func (c *Code) rebind(p *dame.Program) *Code {
 	return nc
 }
 
-// setWhole fills whole and wholeMax from the root's entries.
+// setWhole fills wholeMax and fast from the root's entries.
 func (c *Code) setWhole() {
-	if r := c.root; r != nil && r.inst[0] != 0 {
-		c.whole, c.wholeMax = r.inst, r.perI
-		c.fast = Whole{Entry: r.inst, Max: r.perI, Off: c.off, Size: c.size}
+	if r := c.root; r != nil && r.inst[0] != nil && c.whole[0] != nil {
+		c.wholeMax = r.perI
+		c.fast = Whole{Entry: c.whole, Max: r.perI, Size: c.size}
 	}
 }
 
@@ -388,6 +419,9 @@ func (c *Code) setWhole() {
 func Measure(p *dame.Program) (time.Duration, int, error) {
 	if !Available() {
 		return 0, 0, fmt.Errorf("%w: code generation unavailable", ErrUnsupported)
+	}
+	if !abiOK() {
+		return 0, 0, errABI
 	}
 	t0 := time.Now()
 	pr, err := generate(p, defaultVec, false)
@@ -416,6 +450,11 @@ func listingVec(p *dame.Program, vec int) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "; %d bytes of code and tables, %d-byte vector moves\n", len(pr.g.a.b), vec)
 	names := map[int]string{}
+	for d, dir := range [...]string{"pack", "unpack"} {
+		if pr.whole[d] >= 0 && pr.off != 0 {
+			names[pr.whole[d]] = fmt.Sprintf("%s whole messages (instance origin + %d, then the instance entry)", dir, pr.off)
+		}
+	}
 	for k, n := range pr.order {
 		pn := pr.nodes[n]
 		what := fmt.Sprintf("node %d (%s, %d packed bytes)", k, n.Name(), n.Size)
@@ -459,7 +498,7 @@ func (c *Code) run(pack bool, fb Fallback, buf, mem []byte, origin, count, from 
 		d = 1
 	}
 	r := c.root
-	if from == 0 && int64(len(buf)) == count*c.size && r.inst[0] != 0 && count <= r.perI {
+	if from == 0 && int64(len(buf)) == count*c.size && r.inst[0] != nil && count <= r.perI {
 		// the common call: a whole message of at most one chunk
 		c.call(r.inst[d], mem, origin+c.off, buf, count, 0)
 		return
@@ -494,7 +533,7 @@ func (w *walker) many(n *dame.Node, mo, pb, cnt, ext, lo, hi int64) {
 	nc := w.c.nodes[n]
 	for lo < hi && k < cnt {
 		ib := pb + k*S
-		if nc != nil && nc.inst[0] != 0 && lo == ib && hi >= ib+S {
+		if nc != nil && nc.inst[0] != nil && lo == ib && hi >= ib+S {
 			m := min((hi-ib)/S, cnt-k)
 			for j := int64(0); j < m; j += nc.perI {
 				q := min(nc.perI, m-j)
@@ -523,11 +562,11 @@ func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 			copy(m, b)
 		}
 		return
-	case nc == nil || nc.inst[0] != 0:
+	case nc == nil || nc.inst[0] != nil:
 		w.fallback(lo, hi)
 		return
 	}
-	if nc.blk[0] != 0 {
+	if nc.blk[0] != nil {
 		B := nc.bsize
 		b0, b1 := (lo-pb+B-1)/B, (hi-pb)/B
 		if b0 < b1 {
@@ -583,8 +622,11 @@ func (w *walker) fallback(lo, hi int64) {
 // (which may lie outside mem; the code touches only bytes inside it), its
 // packed bytes at the start of pk; b0 is the first block of a listed
 // block entry.
-func (c *Code) call(fn uintptr, mem []byte, off int64, pk []byte, n, b0 int64) {
-	call(fn, unsafe.Pointer(unsafe.SliceData(mem)), int(off), unsafe.Pointer(unsafe.SliceData(pk)), int(n), int(b0))
+func (c *Code) call(fn Entry, mem []byte, off int64, pk []byte, n, b0 int64) {
+	m, p := unsafe.SliceData(mem), unsafe.SliceData(pk)
+	fn(0, 0, int(n), uintptr(unsafe.Pointer(m))+uintptr(off), uintptr(unsafe.Pointer(p)), int(b0))
+	runtime.KeepAlive(m)
+	runtime.KeepAlive(p)
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(c.shared)
 }

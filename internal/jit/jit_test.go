@@ -100,6 +100,16 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 			t.Fatalf("pack cut at %d of %d (count %d): got\n%x\nwant\n%x\nprogram:\n%s", k, size, count, got, want, p)
 		}
 	}
+	// the whole-message entry, given the instance's origin (as package
+	// ddt's fast path calls it)
+	whole := c.wholeMax >= count
+	if whole {
+		clear(got)
+		Call(c.whole[0], img, origin, got, count)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("pack by the whole-message entry (count %d): got\n%x\nwant\n%x\nprogram:\n%s", count, got, want, p)
+		}
+	}
 	// unpack: random packed bytes into a random image
 	pk := guarded(t, int(size))
 	fill(pk, r)
@@ -119,7 +129,22 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 			t.Fatalf("unpack cut at %d of %d (count %d): images differ at %d\nprogram:\n%s", k, size, count, firstDiff(img, wantImg), p)
 		}
 	}
+	if whole {
+		copy(img, base)
+		Call(c.whole[1], img, origin, pk, count)
+		if !bytes.Equal(img, wantImg) {
+			t.Fatalf("unpack by the whole-message entry (count %d): images differ at %d\nprogram:\n%s", count, firstDiff(img, wantImg), p)
+		}
+		wholeRuns.all++
+		if p.Off != 0 {
+			wholeRuns.offset++
+		}
+	}
 }
+
+// wholeRuns counts the checks that ran the whole-message entries, and
+// those of programs with an offset (whose entries start with a prologue).
+var wholeRuns struct{ all, offset int }
 
 func firstDiff(a, b []byte) int {
 	for i := range a {
@@ -174,7 +199,11 @@ func TestRandomTypes(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d compiled programs checked; not compiled: %v", compiled, skipped)
+	t.Logf("%d compiled programs checked; not compiled: %v; whole-message entries run %d times, %d with an offset",
+		compiled, skipped, wholeRuns.all, wholeRuns.offset)
+	if wholeRuns.offset == 0 {
+		t.Error("no program with an offset ran its whole-message entry")
+	}
 	if compiled < n/2 {
 		t.Errorf("only %d of %d random programs compiled", compiled, n)
 	}
@@ -452,4 +481,17 @@ func TestCodeFreed(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("%d code mappings still live", live())
+}
+
+// TestRegisterABI asserts that this Go passes an Entry's arguments in
+// the registers the generated code reads (abiOK), so that a Go release
+// changing its register ABI fails here instead of silently turning code
+// generation off.
+func TestRegisterABI(t *testing.T) {
+	if !supported {
+		t.Skip("no code generation on this platform")
+	}
+	if !abiOK() {
+		t.Fatal("abiOK: Go's register ABI no longer puts an Entry's arguments in RAX, RBX, RCX, RDI, RSI, R8")
+	}
 }

@@ -1,0 +1,90 @@
+package jit
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Entry is a generated function as Go calls it: a func value whose code
+// is the generated code, called directly with Go's register ABI
+// (ABIInternal on amd64: integer arguments in RAX, RBX, RCX, RDI, RSI,
+// R8, ...), so the arguments land in the registers the generated code
+// reads (see gen.go) and no trampoline, stack arguments or ABI wrapper
+// stand between the caller and the code: RCX the number of units, RDI the
+// memory address of the first unit's origin, RSI its packed bytes, R8 the
+// first block of a listed block entry. The first two arguments fill RAX
+// and RBX and are ignored (pass 0).
+//
+// The generated code keeps what that ABI asks of a callee: RSP, RBP and
+// R14 (the goroutine) unchanged, X15 zero (it uses vector registers 0-5
+// only, and ends with VZEROUPPER); everything else is caller-saved. It
+// is a leaf that uses no stack, so it needs no frame and no stack check;
+// Go never preempts it (its PCs are not Go code), which is why calls move
+// bounded pieces. Addresses are passed as uintptr: the caller keeps the
+// buffers alive (runtime.KeepAlive) and nothing can move them during the
+// call (no safe point lies between forming the address and the call's
+// return). abiOK checks the register assignment before any code is used.
+type Entry func(_, _ uintptr, n int, mem, pk uintptr, b0 int)
+
+// funcval is the layout of a Go func value's target: its code pointer
+// first (what a func value points to).
+type funcval struct{ fn uintptr }
+
+// makeEntry returns the func value running the code at addr.
+func makeEntry(addr uintptr) Entry {
+	if addr == 0 {
+		return nil
+	}
+	fv := &funcval{fn: addr}
+	return *(*Entry)(unsafe.Pointer(&fv))
+}
+
+// Call runs the entry fn of a Whole on count instances: the memory image
+// starts at mem (the first instance's origin off bytes after it: the
+// caller's origin), the packed bytes at pk. The caller has checked that every byte the count
+// instances touch lies inside both buffers, and keeps the Whole alive
+// (runtime.KeepAlive) until Call returns. It is inlined.
+func Call(fn Entry, mem []byte, off int64, pk []byte, count int64) {
+	m, p := unsafe.SliceData(mem), unsafe.SliceData(pk)
+	fn(0, 0, int(count), uintptr(unsafe.Pointer(m))+uintptr(off), uintptr(unsafe.Pointer(p)), 0)
+	runtime.KeepAlive(m)
+	runtime.KeepAlive(p)
+}
+
+// abiProbe is six functions of 4 bytes each: function k returns the
+// register the ABI should hold argument k in (RAX, RBX, RCX, RDI, RSI,
+// R8) in RAX, the result register.
+var abiProbe = []byte{
+	0xc3, 0x90, 0x90, 0x90, // ret
+	0x48, 0x89, 0xd8, 0xc3, // mov rax, rbx; ret
+	0x48, 0x89, 0xc8, 0xc3, // mov rax, rcx; ret
+	0x48, 0x89, 0xf8, 0xc3, // mov rax, rdi; ret
+	0x48, 0x89, 0xf0, 0xc3, // mov rax, rsi; ret
+	0x4c, 0x89, 0xc0, 0xc3, // mov rax, r8; ret
+}
+
+// abiOK reports whether Go passes the arguments of an Entry in the
+// registers the generated code reads: it runs abiProbe once (reading
+// registers only, so a different ABI gives wrong numbers, never a
+// crash). When it fails (a Go release that changed its register ABI),
+// Compile refuses every program and the engines keep their fallbacks.
+var abiOK = sync.OnceValue(func() bool {
+	if !supported {
+		return false
+	}
+	m, err := mapCode(abiProbe)
+	if err != nil {
+		return false
+	}
+	defer unmapCode(m)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
+	for k := range 6 {
+		fv := &funcval{fn: base + uintptr(4*k)}
+		f := *(*func(a, b, c, d, e, f uintptr) uintptr)(unsafe.Pointer(&fv))
+		if f(101, 102, 103, 104, 105, 106) != uintptr(101+k) {
+			return false
+		}
+	}
+	return true
+})

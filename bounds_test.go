@@ -43,7 +43,7 @@ func TestFastCheck(t *testing.T) {
 		}
 		lo, hi := ty.DataBounds()
 		b := c.bounds
-		fp := fastPath{size: b.size, ext: b.ext, lo: b.lo, hi: b.hi, max: b.maxCount}
+		fp := fastPath{size: b.size, lo: b.lo, hi: b.hi, eLo: min(b.ext, 0), eHi: max(b.ext, 0), max: b.maxCount}
 		origins := append([]int64{-lo, -lo + 1, -lo - 1, -hi, r.Int64N(1 << 16)}, edge...)
 		for _, n := range []int{0, 1, int(max(hi-lo, 0)), int(max(hi-lo, 0)) + 100, 1 << 20, math.MaxInt32} {
 			for _, origin := range origins {

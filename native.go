@@ -29,8 +29,8 @@ func (c *Committed) upgrade(r *engineRef) {
 	if w := n.Whole(); w != nil && w.Size == c.bounds.size && c.bounds.maxCount > 0 {
 		b := &c.bounds
 		nr := *r
-		nr.fast = fastPath{entry: w.Entry, size: b.size, ext: b.ext, lo: b.lo, hi: b.hi,
-			max: min(w.Max, b.maxCount)}
+		nr.fast = fastPath{entry: w.Entry, size: b.size, lo: b.lo, hi: b.hi,
+			eLo: min(b.ext, 0), eHi: max(b.ext, 0), max: min(w.Max, b.maxCount)}
 		nr.keep = w
 		c.eng.CompareAndSwap(r, &nr)
 	}

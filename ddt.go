@@ -3,7 +3,6 @@ package ddt
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -151,8 +150,8 @@ type engineRef struct {
 	engine.Engine
 	kind Engine
 	// fast is the native code's path for whole messages (max 0 until the
-	// code exists, see upgrade); keep points into that code and keeps it
-	// mapped.
+	// code exists, see upgrade; its entries keep the code mapped); keep
+	// is the jit.Whole it was made from (nil until then).
 	fast fastPath
 	keep *jit.Whole
 }
@@ -495,8 +494,7 @@ func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil && uint64(count-1) < uint64(r.fast.max) {
 		if size, ok := r.fast.fits(len(src), len(dst), origin, count); ok {
 			jit.Call(r.fast.entry[0], src, origin, dst, count)
-			runtime.KeepAlive(r)
-			return size, nil
+						return size, nil
 		}
 	}
 	return c.pack(dst, src, origin, count)
@@ -541,8 +539,7 @@ func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) 
 	if r := c.eng.Load(); r != nil && uint64(count-1) < uint64(r.fast.max) {
 		if size, ok := r.fast.fits(len(dst), len(src), origin, count); ok {
 			jit.Call(r.fast.entry[1], dst, origin, src, count)
-			runtime.KeepAlive(r)
-			return size, nil
+						return size, nil
 		}
 	}
 	return c.unpack(dst, src, origin, count)

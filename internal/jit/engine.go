@@ -2,7 +2,6 @@ package jit
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -146,7 +145,6 @@ func (e *Engine) Err() error {
 func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
 	if c := e.code.Load(); c != nil && from == 0 && uint64(count-1) < uint64(c.wholeMax) && int64(len(dst)) == count*c.size {
 		Call(c.whole[0], src, origin, dst, count)
-		runtime.KeepAlive(c)
 		return
 	}
 	e.pack(dst, src, origin, count, from)
@@ -197,7 +195,6 @@ func (e *Engine) pack(dst, src []byte, origin, count, from int64) {
 func (e *Engine) Unpack(dst, src []byte, origin, count, from int64) {
 	if c := e.code.Load(); c != nil && from == 0 && uint64(count-1) < uint64(c.wholeMax) && int64(len(src)) == count*c.size {
 		Call(c.whole[1], dst, origin, src, count)
-		runtime.KeepAlive(c)
 		return
 	}
 	e.unpack(dst, src, origin, count, from)

@@ -28,26 +28,35 @@ import (
 type Entry func(_, _ uintptr, n int, mem, pk uintptr, b0 int)
 
 // funcval is the layout of a Go func value's target: its code pointer
-// first (what a func value points to).
-type funcval struct{ fn uintptr }
+// first (what a func value points to), then, as a closure's captured
+// variables, the Code owning the pages, so that an Entry keeps its code
+// mapped: a caller need not keep anything else alive across the call
+// (the goroutine's stack is scanned only at safe points, none of which
+// lies inside the generated code, and a scan before the call finds the
+// Entry in a register or the caller's frame).
+type funcval struct {
+	fn   uintptr
+	code *Code
+}
 
-// makeEntry returns the func value running the code at addr.
-func makeEntry(addr uintptr) Entry {
+// makeEntry returns the func value running the code at addr, in the
+// pages owned by code.
+func makeEntry(addr uintptr, code *Code) Entry {
 	if addr == 0 {
 		return nil
 	}
-	fv := &funcval{fn: addr}
+	fv := &funcval{fn: addr, code: code}
 	return *(*Entry)(unsafe.Pointer(&fv))
 }
 
 // Call runs the entry fn of a Whole on count instances: the memory image
-// starts at mem (the first instance's origin off bytes after it: the
-// caller's origin), the packed bytes at pk. The caller has checked that every byte the count
-// instances touch lies inside both buffers, and keeps the Whole alive
-// (runtime.KeepAlive) until Call returns. It is inlined.
-func Call(fn Entry, mem []byte, off int64, pk []byte, count int64) {
+// starts at mem, the first instance's origin lies origin bytes after it,
+// the packed bytes start at pk. The caller has checked that every byte
+// the count instances touch lies inside both buffers. The Entry keeps its
+// code mapped. It is inlined.
+func Call(fn Entry, mem []byte, origin int64, pk []byte, count int64) {
 	m, p := unsafe.SliceData(mem), unsafe.SliceData(pk)
-	fn(0, 0, int(count), uintptr(unsafe.Pointer(m))+uintptr(off), uintptr(unsafe.Pointer(p)), 0)
+	fn(0, 0, int(count), uintptr(unsafe.Pointer(m))+uintptr(origin), uintptr(unsafe.Pointer(p)), 0)
 	runtime.KeepAlive(m)
 	runtime.KeepAlive(p)
 }

@@ -328,10 +328,10 @@ func compileVec(p *dame.Program, vec int) (*Code, error) {
 		nc := &nodeCode{n: n, table: pn.table, stride: pn.stride, bsize: pn.bsize}
 		for d := range 2 {
 			if pn.inst[d] >= 0 {
-				nc.inst[d] = makeEntry(base + uintptr(pn.inst[d]))
+				nc.inst[d] = makeEntry(base+uintptr(pn.inst[d]), c)
 			}
 			if pn.blk[d] >= 0 {
-				nc.blk[d] = makeEntry(base + uintptr(pn.blk[d]))
+				nc.blk[d] = makeEntry(base+uintptr(pn.blk[d]), c)
 			}
 		}
 		if nc.inst[0] != nil {
@@ -344,7 +344,7 @@ func compileVec(p *dame.Program, vec int) (*Code, error) {
 	}
 	for d := range 2 {
 		if pr.whole[d] >= 0 {
-			c.whole[d] = makeEntry(base + uintptr(pr.whole[d]))
+			c.whole[d] = makeEntry(base+uintptr(pr.whole[d]), c)
 		}
 	}
 	c.root = c.nodes[p.Root]

@@ -495,3 +495,53 @@ func TestRegisterABI(t *testing.T) {
 		t.Fatal("abiOK: Go's register ABI no longer puts an Entry's arguments in RAX, RBX, RCX, RDI, RSI, R8")
 	}
 }
+
+// TestEntryKeepsCode drops every reference to a program's Code but its
+// whole-message entries, collects garbage, and runs the entries: an Entry
+// alone keeps its pages mapped (package ddt's fast path holds nothing
+// else across the call), and the pages go once the entries go too.
+func TestEntryKeepsCode(t *testing.T) {
+	if !Available() {
+		t.Skip("no code generation here")
+	}
+	ty, _ := datatype.Vector(37, 2, 5, datatype.Of(datatype.Int)) // made by no other test
+	c, err := Compile(dame.Compile(ty))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := weak.Make(c)
+	entries, size := c.whole, c.size
+	c = nil
+	for range 5 {
+		runtime.GC()
+	}
+	if w.Value() == nil {
+		t.Fatal("the Code was collected while its entries were reachable")
+	}
+	lo, hi, _ := ty.Span(1)
+	img := guarded(t, int(hi-lo))
+	fill(img, rand.New(rand.NewPCG(5, 6)))
+	want := make([]byte, size)
+	ref.Pack(ty, 1, img, -lo, 0, want)
+	got := guarded(t, int(size))
+	Call(entries[0], img, -lo, got, 1)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("pack after GC: got %x, want %x", got, want)
+	}
+	clear(img)
+	Call(entries[1], img, -lo, got, 1)
+	wantImg := make([]byte, len(img))
+	ref.Unpack(ty, 1, wantImg, -lo, 0, want)
+	if !bytes.Equal(img, wantImg) {
+		t.Fatalf("unpack after GC: images differ at %d", firstDiff(img, wantImg))
+	}
+	entries = [2]Entry{}
+	for range 100 {
+		runtime.GC()
+		if w.Value() == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the Code outlived its entries")
+}

@@ -494,7 +494,7 @@ func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil && uint64(count-1) < uint64(r.fast.max) {
 		if size, ok := r.fast.fits(len(src), len(dst), origin, count); ok {
 			jit.Call(r.fast.entry[0], src, origin, dst, count)
-						return size, nil
+			return size, nil
 		}
 	}
 	return c.pack(dst, src, origin, count)
@@ -539,7 +539,7 @@ func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) 
 	if r := c.eng.Load(); r != nil && uint64(count-1) < uint64(r.fast.max) {
 		if size, ok := r.fast.fits(len(dst), len(src), origin, count); ok {
 			jit.Call(r.fast.entry[1], dst, origin, src, count)
-						return size, nil
+			return size, nil
 		}
 	}
 	return c.unpack(dst, src, origin, count)

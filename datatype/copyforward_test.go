@@ -131,3 +131,75 @@ func TestCopyForwardMatchesCheckedPath(t *testing.T) {
 		t.Errorf("%d types with stats (%d contiguous), %d without: the cases are not covered", withStats, contig, declined)
 	}
 }
+
+// FuzzLongLists builds indexed and hindexed types of long lists (16 to
+// 1100 blocks, so the one-pass copy and the sharing of equal lists run)
+// from a few fuzzed values, extreme ones included, and requires the layout
+// the checked accumulator computes, the same error, and the same type when
+// built a second time (shared or not).
+func FuzzLongLists(f *testing.F) {
+	f.Add(int64(0), int64(1), int64(3), int64(17), uint16(20), uint8(0), uint8(1))
+	f.Add(int64(-5), int64(1<<40), int64(1), int64(2), uint16(1030), uint8(1), uint8(2))
+	f.Add(int64(1<<61), int64(-1), int64(1<<59), int64(0), uint16(1500), uint8(2), uint8(3))
+	f.Add(int64(7), int64(9), int64(2), int64(5), uint16(1100), uint8(3), uint8(4))
+	olds := []*Type{Of(Int), Of(Double), Of(Char), ShortInt, LongDoubleInt}
+	if rs, err := Resized(Of(Int), -4, 12); err == nil {
+		olds = append(olds, rs)
+	}
+	if v, err := Vector(3, 2, -5, Of(Float)); err == nil {
+		olds = append(olds, v)
+	}
+	f.Fuzz(func(t *testing.T, d0, step, b0, bmod int64, n16 uint16, oldIx, mode uint8) {
+		n := 16 + int(n16)%1085
+		old := olds[int(oldIx)%len(olds)]
+		bls, ds := make([]int64, n), make([]int64, n)
+		for i := range n {
+			k := int64(i)
+			switch mode % 4 {
+			case 0: // arithmetic (wrapping)
+				ds[i], bls[i] = d0+k*step, b0
+			case 1: // varying lengths, touching or not
+				bls[i] = b0 + k%max(1, bmod&15)
+				if i > 0 {
+					ds[i] = ds[i-1] + bls[i-1] + (k*step)&3
+				} else {
+					ds[i] = d0
+				}
+			case 2: // pseudo-random around d0
+				ds[i], bls[i] = d0+(k*k*step)%1000, 1+(k*bmod)&7
+			default: // one extreme value in an ordinary list
+				ds[i], bls[i] = k*3, 1+k%3
+				if i == int(uint64(bmod)%uint64(n)) {
+					ds[i], bls[i] = d0, b0
+				}
+			}
+		}
+		for _, c := range []Combiner{CombinerIndexed, CombinerHIndexed} {
+			a, errA := indexed(c, bls, ds, old)
+			b, errB := indexed(c, bls, ds, old) // shared with a when a took the one-pass copy
+			slow, _ := newDerived(nil, c, old)
+			slow, errS := slow.finishBlocks(func(i int) (int64, int64, *Type) { return bls[i], ds[i], old },
+				n, c == CombinerIndexed, old.size == 0)
+			if errS == nil {
+				errS = slow.checkBounds(nBlocks(n))
+			}
+			negative := slices.Min(bls) < 0
+			if (errA != nil) != (errB != nil) || !negative && (errA != nil) != (errS != nil) {
+				t.Fatalf("%v: errors %v, %v; checked %v", c, errA, errB, errS)
+			}
+			if errA != nil {
+				continue
+			}
+			for _, ty := range []*Type{a, b} {
+				got := [9]int64{ty.size, ty.lb, ty.ub, ty.trueLB, ty.trueUB, ty.dataLB, ty.dataUB, ty.elements, b2i(ty.contig)}
+				want := [9]int64{slow.size, slow.lb, slow.ub, slow.trueLB, slow.trueUB, slow.dataLB, slow.dataUB, slow.elements, b2i(slow.contig)}
+				if !slow.zero && got != want {
+					t.Fatalf("%v of %v: layout %v, checked %v", c, old, got, want)
+				}
+				if lb, ld, _ := ty.Lists(); !slices.Equal(lb, bls) || !slices.Equal(ld, ds) {
+					t.Fatalf("%v: the type's lists differ from its arguments", c)
+				}
+			}
+		}
+	})
+}

@@ -43,8 +43,8 @@ func (t *Type) BlockStats() (s BlockStats, ok bool) {
 // copyForward is forwardBlocks fused with the copy of the lists: it copies
 // bls and displs into t (the displacements in bytes, times scale, when
 // keep: see ByteLists) and finds in one pass over each copy, still in the
-// cache, everything forwardBlocks finds, recording the blocks' statistics
-// (BlockStats). Every value is computed in plain, wrapping arithmetic and
+// cache, and a check of the displacements' bounds, everything
+// forwardBlocks finds, recording the blocks' statistics (BlockStats). Every value is computed in plain, wrapping arithmetic and
 // used only once the ranges checked after the loops guarantee that none
 // wrapped. It returns ok false, with t's lists unset, when the lists are
 // short, differ in length, hold an empty block or a value out of range.
@@ -64,7 +64,7 @@ func (t *Type) copyForward(bls, displs []int64, scale int64, keep bool, old *Typ
 	slot := -1
 	if n >= shareMin {
 		slot = listSlot(bls, displs, scale, keep)
-		if x := findShared(slot, bls, displs, scale, ext, keep); x != nil {
+		if x := findShared(slot, bls, displs, scale, ext, keep); x != nil && x.facts.fitsOld(n, maxN, maxTotal) {
 			f := x.facts
 			t.setForward(old, f.shared.lo, f.shared.hi, f.stats.Total, t.forwardContig(old, f.shared.bls, displs, &f.stats, scale))
 			t.blocklengths, t.displs, t.x = f.shared.bls, f.shared.displs, x
@@ -187,6 +187,15 @@ const shareMin = 1024
 type listFacts struct {
 	stats  BlockStats
 	shared sharedLists // for lists of at least shareMin blocks, what an equal type needs to share them
+}
+
+// fitsOld reports whether the lists of f, of n blocks, are within the
+// fast path's range for an old type whose limits are maxN and maxTotal
+// (equal lists over an old type of the same extent but a larger size may
+// not be).
+func (f *listFacts) fitsOld(n int, maxN, maxTotal int64) bool {
+	hi, lo := bits.Mul64(uint64(f.stats.MaxBlocklength), uint64(n))
+	return f.stats.MaxBlocklength <= maxN && hi == 0 && lo <= uint64(maxTotal)
 }
 
 // sharedLists is the key and the findings of a type's copy of its lists.

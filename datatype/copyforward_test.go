@@ -149,6 +149,16 @@ func FuzzLongLists(f *testing.F) {
 	if v, err := Vector(3, 2, -5, Of(Float)); err == nil {
 		olds = append(olds, v)
 	}
+	// old types of extent 8 and sizes 1, 8 and 2^40: equal lists over them
+	// share only within each one's limits
+	if small, err := Resized(Of(Char), 0, 8); err == nil {
+		olds = append(olds, small)
+	}
+	if c, err := Contiguous(1<<37, Of(Double)); err == nil {
+		if big, err := Resized(c, 0, 8); err == nil {
+			olds = append(olds, big)
+		}
+	}
 	f.Fuzz(func(t *testing.T, d0, step, b0, bmod int64, n16 uint16, oldIx, mode uint8) {
 		n := 16 + int(n16)%1085
 		old := olds[int(oldIx)%len(olds)]

@@ -125,3 +125,35 @@ func TestSharedLists(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSharedListsCheckOldSize shares lists only within the limits of the
+// old type at hand: equal lists over a larger old type of the same extent
+// must take the checked path (here its size overflows int64).
+func TestSharedListsCheckOldSize(t *testing.T) {
+	n := shareMin
+	bls, ds := make([]int64, n), make([]int64, n)
+	for i := range n {
+		bls[i], ds[i] = 1<<20-int64(i*i%5), int64(i)<<21+int64(i*i%7) // not a few runs
+	}
+	small, _ := Resized(Of(Char), 0, 8) // size 1, extent 8
+	big0, err := Contiguous(1<<37, Of(Double))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, _ := Resized(big0, 0, 8) // size 2^40, extent 8
+	a, err := HIndexed(bls, ds, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Size() > int64(n)<<20 || a.Size() < int64(n)<<19 {
+		t.Fatalf("size %d", a.Size())
+	}
+	if st, ok := a.BlockStats(); !ok || a.displs == nil {
+		t.Fatalf("no one-pass copy: %v %v", st, ok)
+	}
+	b, err := HIndexed(bls, ds, big)
+	if err == nil {
+		t.Fatalf("hindexed of 2^30 instances of a 2^40-byte type built, size %d", b.Size())
+	}
+	runtime.KeepAlive(a)
+}

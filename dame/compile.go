@@ -155,7 +155,10 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 			return nil, 0 // unreachable: t has data, so old has
 		}
 		if c.Op == ContigFinal && (c.Extent == c.Size || maxBlocklen(a) <= 1) {
-			return z.leafRuns(a, scale, off, c.Size)
+			st, ok := t.BlockStats()
+			// the statistics count touching blocks in extents of old
+			ok = ok && old.Extent() == c.Size
+			return z.leafRuns(a, scale, off, c.Size, st, ok)
 		}
 		if len(a.Displacements) == 1 && (a.Blocklengths == nil && a.Blocklength == 1 || a.Blocklengths != nil && a.Blocklengths[0] == 1) {
 			return c, a.Displacements[0]*scale + off // one instance of old, placed (subarray, darray)

@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Op is a primitive of a Program node.
@@ -84,12 +86,12 @@ type Node struct {
 	// Depth is 0 for ContigFinal and one more than the deepest child otherwise.
 	Depth int
 
-	// marks holds, for Index and Struct of more than markEvery blocks, the
-	// packed offset of every markEvery-th block (block k*markEvery at
-	// marks[k]; nil for shorter lists, whose one mark is 0): BlockOffset and
-	// FindBlock scan at most markEvery-1 block lengths from a mark, and
-	// building the node writes no per-block array.
-	marks []int64
+	// marks points, for Index and Struct of more than markEvery blocks,
+	// to the packed offset of every markEvery-th block (block k*markEvery
+	// at (*marks)[k]), written on first use (see markTable): BlockOffset
+	// and FindBlock scan at most markEvery-1 block lengths from a mark, and
+	// building the node makes no pass over the blocks beyond its size.
+	marks unsafe.Pointer // *[]int64
 	// dispsOr is the OR of Disps when hasOr is set (the builder computed
 	// it while listing the blocks), for align.
 	dispsOr uint64
@@ -174,7 +176,7 @@ func (n *Node) BlockOffset(i int64) int64 {
 	k := i / markEvery
 	var s int64
 	if k > 0 {
-		s = n.marks[k]
+		s = n.markTable()[k]
 	}
 	for j := k * markEvery; j < i; j++ {
 		s += n.blockSize(j)
@@ -188,6 +190,29 @@ func (n *Node) blockSize(i int64) int64 {
 		return n.Blocklens[i] * n.Children[i].Size
 	}
 	return n.Blocklens[i] * n.Child.Size
+}
+
+// markTable returns the marks of an Index or Struct node (see Node.marks),
+// nil when it has at most markEvery blocks. The first call computes them;
+// calls racing with it compute equal tables, and one of them stays.
+func (n *Node) markTable() []int64 {
+	nb := len(n.Disps)
+	if nb <= markEvery {
+		return nil
+	}
+	if p := atomic.LoadPointer(&n.marks); p != nil {
+		return *(*[]int64)(p)
+	}
+	marks := make([]int64, (nb+markEvery-1)/markEvery)
+	var s int64
+	for i := range int64(nb) {
+		if i%markEvery == 0 {
+			marks[i/markEvery] = s
+		}
+		s += n.blockSize(i)
+	}
+	atomic.StorePointer(&n.marks, unsafe.Pointer(&marks))
+	return marks
 }
 
 // FindBlock returns the block holding packed byte off (0 <= off < Size).
@@ -213,16 +238,16 @@ func (n *Node) FindBlockOffset(off int64) (int64, int64) {
 	// (so not empty)
 	var k int
 	var s int64
-	if n.marks != nil {
+	if marks := n.markTable(); marks != nil {
 		var found bool
-		k, found = slices.BinarySearch(n.marks, off)
+		k, found = slices.BinarySearch(marks, off)
 		if !found {
 			k--
 		}
-		for k+1 < len(n.marks) && n.marks[k+1] <= off {
+		for k+1 < len(marks) && marks[k+1] <= off {
 			k++
 		}
-		s = n.marks[k]
+		s = marks[k]
 	}
 	nb := int64(len(n.Disps))
 	for i = int64(k) * markEvery; i+1 < nb; i++ {
@@ -250,28 +275,18 @@ func (n *Node) finish() *Node {
 		n.Size = n.Count * n.Blocklen * n.Child.Size
 	case Index, Struct:
 		bls := n.Blocklens[:len(n.Disps)]
-		var marks []int64
-		if len(bls) > markEvery {
-			marks = make([]int64, (len(bls)+markEvery-1)/markEvery)
-		}
 		var s int64
 		if n.Op == Index {
-			cs := n.Child.Size
-			for i, b := range bls {
-				if i%markEvery == 0 && marks != nil {
-					marks[i/markEvery] = s
-				}
-				s += b * cs
+			for _, b := range bls {
+				s += b
 			}
+			s *= n.Child.Size
 		} else {
 			for i, b := range bls {
-				if i%markEvery == 0 && marks != nil {
-					marks[i/markEvery] = s
-				}
 				s += b * n.Children[i].Size
 			}
 		}
-		n.marks, n.Size, n.Count = marks, s, int64(len(bls))
+		n.Size, n.Count = s, int64(len(bls))
 	}
 	d := 0
 	if n.Op == Struct {

@@ -18,7 +18,11 @@ import (
 // merge into byte runs. A first pass looks for a few segments of runs of
 // constant length and stride (a row and a column of a matrix, say) without
 // allocating; if there are many, a second pass lists the runs.
-func (z *builder) leafRuns(a datatype.Args, scale, off, size int64) (*Node, int64) {
+//
+// When hasSt, st are the type's block statistics (datatype.BlockStats)
+// counted in leaves of size bytes; they spare the passes that find
+// whether its blocks are apart and its size.
+func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.BlockStats, hasSt bool) (*Node, int64) {
 	if n, d, ok := z.leafSegments(a, scale, off, size); ok {
 		return n, d
 	}
@@ -38,14 +42,22 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64) (*Node, int6
 			return withOr(nd, d, or)
 		}
 	}
-	if bls := a.Blocklengths; bls != nil && scale == 1 && off == 0 {
+	inBytes := scale == 1 && off == 0 // a.Displacements are the blocks' byte displacements
+	if bls := a.Blocklengths; bls != nil && inBytes {
 		// displacements in bytes as the type keeps them: share them too
-		if or, ok := separateDisps(nil, a, scale, off, size); ok {
+		if hasSt {
+			if st.MinBlocklength == 1 && st.MaxBlocklength != 1 && st.Touching == 0 {
+				// what separateDisps finds, known: no pass over the blocks
+				nd := z.alloc(Node{Op: Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size),
+					Count: int64(n), Size: st.Total * size, Depth: 1})
+				return withOr(nd, 0, st.ByteOr)
+			}
+		} else if or, ok := separateDisps(nil, a, scale, off, size); ok {
 			return withOr(z.alloc(Node{Op: Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size)}).finish(), 0, or)
 		}
 	}
 	ds := make([]int64, n)
-	if bls := a.Blocklengths; bls != nil {
+	if bls := a.Blocklengths; bls != nil && !(hasSt && inBytes) {
 		if or, ok := separateDisps(ds, a, scale, off, size); ok {
 			// No block is empty or touches the one before, and one has a
 			// single leaf: the runs are the blocks, their lengths in

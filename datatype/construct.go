@@ -95,7 +95,9 @@ func checkOld(c Combiner, old *Type, what string) error {
 // clone2 copies a and b into one allocation (a type's block lengths and
 // displacements live and die together).
 func clone2(a, b []int64) ([]int64, []int64) {
-	if len(a) == 0 || len(b) == 0 {
+	if len(a) == 0 || len(b) == 0 || len(a)+len(b) >= 512 {
+		// long lists: two allocations of exactly their size (appending
+		// rounds the capacity up by as much as a quarter)
 		return slices.Clone(a), slices.Clone(b)
 	}
 	// Appending to a full slice moves a into new memory that the runtime
@@ -453,21 +455,32 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 	if len(bls) != len(displs) {
 		return nil, argErr(c, "%d blocklengths but %d displacements", len(bls), len(displs))
 	}
+	t, err := newDerived(nil, c, old)
+	if err != nil {
+		return nil, err
+	}
+	t.setOld(old)
+	r := compressLists(bls, displs)
+	if r == nil {
+		// long explicit lists, the usual case: one pass over each copy
+		scale := scaleOf(c == CombinerIndexed, old)
+		if t.copyForward(bls, displs, scale, c == CombinerIndexed && scale >= 2, old) {
+			if err := t.checkBounds(nBlocks(len(bls))); err != nil {
+				return nil, err
+			}
+			return t, nil
+		}
+	}
 	for i, b := range bls {
 		if b < 0 {
 			return nil, argErr(c, "negative blocklength %d at index %d", b, i)
 		}
 	}
-	t, err := newDerived(nil, c, old)
-	if err != nil {
-		return nil, err
-	}
-	if r := compressLists(bls, displs); r != nil {
+	if r != nil {
 		t.x = &extra{runs: r}
 	} else {
 		t.blocklengths, t.displs = clone2(bls, displs)
 	}
-	t.setOld(old)
 	if len(bls) == 0 || old.size == 0 {
 		return t.zerolen(), nil
 	}

@@ -137,6 +137,9 @@ type extra struct {
 	// units are the displacements as given, written out on first request.
 	byteScale int64
 	units     atomic.Pointer[[]int64]
+	// facts are what the constructor of an indexed type found while it
+	// copied the lists (see copyForward), nil if it did not.
+	facts *listFacts
 }
 
 // ex returns t's extra part, empty if t has none.

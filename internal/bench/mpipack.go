@@ -505,14 +505,26 @@ func runMPCase(w io.Writer, c mpCase, e ddt.Engine) error {
 	} else {
 		fillDense(src)
 	}
-	ref := make([]byte, c.packed)
+	// The driver's own buffers live outside the Go heap, as mpipack.c's
+	// large mallocs live outside malloc's arena (glibc maps them): a heap
+	// grown by them would set the collector's pace for the commit cycles
+	// below, which then touched fresh pages instead of reusing freed ones.
+	ref, freeRef, err := region(c.packed, false)
+	if err != nil {
+		return err
+	}
+	defer freeRef()
 	c.manualPack(src, ref)
 	t := c.makeType()
 	ct, err := ddt.CommitWith(t, ddt.Options{Engine: e})
 	if err != nil {
 		return err
 	}
-	pk := make([]byte, c.packed)
+	pk, freePk, err := region(c.packed, false)
+	if err != nil {
+		return err
+	}
+	defer freePk()
 	dst, freeDst, err := region(c.alloc, c.sparse)
 	if err != nil {
 		return err
@@ -528,24 +540,24 @@ func runMPCase(w io.Writer, c mpCase, e ddt.Engine) error {
 	if _, err := ct.Unpack(dst, pk, 0, c.count); err != nil {
 		return fmt.Errorf("%s %s: unpack: %v", c.id, c.size, err)
 	}
-	tmp := make([]byte, c.packed)
-	c.manualPack(dst, tmp)
-	if i := firstDiff(tmp, ref); i >= 0 {
-		check = append(check, fmt.Sprintf("unpack@%d", i))
-	}
-	if !c.sparse {
-		exp := make([]byte, c.alloc)
-		c.manualUnpack(ref, exp)
-		if i := firstDiff(dst, exp); i >= 0 {
-			check = append(check, fmt.Sprintf("unpackmem@%d", i))
-		}
+	if err := checkUnpacked(c, dst, ref, &check); err != nil {
+		return err
 	}
 	h := Hash64(pk)
 	chk := "ok"
 	if len(check) > 0 {
 		chk = strings.Join(check, ";")
 	}
-	ma, mb := make([]byte, c.packed), make([]byte, c.packed)
+	ma, freeMa, err := region(c.packed, false)
+	if err != nil {
+		return err
+	}
+	defer freeMa()
+	mb, freeMb, err := region(c.packed, false)
+	if err != nil {
+		return err
+	}
+	defer freeMb()
 	fillDense(ma)
 	st := benchMulti([]func(){
 		func() { copy(mb, ma) },
@@ -575,6 +587,33 @@ func runMPCase(w io.Writer, c mpCase, e ddt.Engine) error {
 		c.id, c.size, c.desc, c.param, c.ctor, c.packed, st[0].med*1e9, st[1].med*1e9, st[2].med*1e9,
 		cm[len(cm)/2]*1e9, cy[len(cy)/2]*1e9, h, chk, st[1].min*1e9, st[1].max*1e9, st[2].min*1e9, st[2].max*1e9,
 		st[1].iters, len(cm))
+	return nil
+}
+
+// checkUnpacked appends to check what differs after unpacking ref into
+// dst: dst packed by hand, and dst itself against ref unpacked by hand.
+// Its scratch buffers are unmapped when it returns.
+func checkUnpacked(c mpCase, dst, ref []byte, check *[]string) error {
+	tmp, freeTmp, err := region(c.packed, false)
+	if err != nil {
+		return err
+	}
+	defer freeTmp()
+	c.manualPack(dst, tmp)
+	if i := firstDiff(tmp, ref); i >= 0 {
+		*check = append(*check, fmt.Sprintf("unpack@%d", i))
+	}
+	if !c.sparse {
+		exp, freeExp, err := region(c.alloc, false)
+		if err != nil {
+			return err
+		}
+		defer freeExp()
+		c.manualUnpack(ref, exp)
+		if i := firstDiff(dst, exp); i >= 0 {
+			*check = append(*check, fmt.Sprintf("unpackmem@%d", i))
+		}
+	}
 	return nil
 }
 

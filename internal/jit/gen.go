@@ -10,12 +10,18 @@ import (
 )
 
 // The generator turns a dame.Program into straight-line moves and loop
-// nests. The generated functions are leaves with this convention (set up
-// by the trampoline):
+// nests. The generated functions are leaves with this convention (Go's
+// register ABI puts an Entry's arguments there):
 //
 //	RDI  memory address of the first unit's origin
 //	RSI  address of the first unit's packed bytes
 //	RCX  number of units (> 0)
+//	R8   first block (listed block entries only)
+//
+// The root's whole-message entries take RDI at the instance's origin and
+// first add the program's offset (one LEA, none when it is 0). Registers
+// they keep for Go: RSP, RBP, R14, and X15 (zero; vector registers 0-5
+// only). RAX and RBX arrive holding nothing the code needs.
 //
 // A unit is a whole instance of the program's root (the instance entry) or
 // a whole block of a root that is a strided loop (the block entry). The

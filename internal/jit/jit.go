@@ -5,15 +5,17 @@
 // unrolled by the size of their bodies.
 //
 // The code lives in pages mapped read+write, filled, then made
-// read+execute (never both writable and executable), and is entered
-// through one small assembly trampoline. Generated functions are leaves:
+// read+execute (never both writable and executable), and is called
+// directly from Go as a func value (Entry) with Go's register ABI, whose
+// argument registers are the ones the code reads (checked once by
+// running six probe functions). Generated functions are leaves:
 // they call nothing, use no stack, store no pointers, and move one bounded
 // chunk of whole units (instances, or blocks of a strided root) per call,
 // so goroutine preemption and the garbage collector are never held up for
 // long. Partial units at the edges of a packed range go to the caller's
 // fallback engine, so every byte offset stays resumable. The pages are
-// unmapped when no Engine uses them any more; identical programs share
-// them.
+// unmapped when no Engine or Entry uses them any more; identical programs
+// share them.
 //
 // Only amd64 Linux runs generated code; elsewhere, with DDT_NOJIT=1 in the
 // environment, or for programs the generator does not cover (index lists

@@ -545,3 +545,28 @@ func TestEntryKeepsCode(t *testing.T) {
 	}
 	t.Fatal("the Code outlived its entries")
 }
+
+// TestReservedRegisters lists the code of random programs at every vector
+// width and checks that no instruction names a register Go's register
+// ABI keeps for the caller (RSP, RBP, R14, X15) or a vector register
+// beyond the six the generator uses: an Entry is called as a Go func
+// value, so the code must leave them as they were.
+func TestReservedRegisters(t *testing.T) {
+	reserved := regexp.MustCompile(`\b(rsp|rbp|r14|[xyz]mm([6-9]|1[0-9]|2[0-9]|3[01]))\b`)
+	for seed := range 300 {
+		r := rand.New(rand.NewPCG(uint64(seed), 77))
+		ty := typegen.Random(r, typegen.Options{MaxElements: 512, MaxExtent: 1 << 14})
+		p := dame.Compile(ty)
+		for _, vec := range []int{16, 32, 64} {
+			l, err := listingVec(p, vec)
+			if err != nil {
+				break
+			}
+			for _, line := range strings.Split(l, "\n") {
+				if m := reserved.FindString(line); m != "" && !strings.HasPrefix(line, ";") {
+					t.Fatalf("vec %d: the code of %v uses %s: %s", vec, ty, m, line)
+				}
+			}
+		}
+	}
+}

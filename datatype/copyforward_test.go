@@ -14,14 +14,7 @@ import (
 // that the type keeps its own copy of the lists.
 func TestCopyForwardMatchesCheckedPath(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	olds := []*Type{Of(Int), Of(Double), Of(Char), ShortInt, LongDoubleInt}
-	for _, ext := range []int64{-24, -8, 0, 3, 16} {
-		rs, _ := Resized(Of(Int), r.Int64N(9)-4, ext)
-		olds = append(olds, rs)
-	}
-	v, _ := Vector(3, 2, -5, Of(Float))
-	z, _ := Contiguous(0, Of(Int))
-	olds = append(olds, v, z)
+	olds := blockOlds(r)
 	var withStats, contig, declined int
 	for trial := range 6000 {
 		old := olds[r.IntN(len(olds))]
@@ -114,14 +107,7 @@ func TestCopyForwardMatchesCheckedPath(t *testing.T) {
 			if scaled {
 				scale = ext
 			}
-			want2 := BlockStats{MinBlocklength: slices.Min(bls), MaxBlocklength: slices.Max(bls)}
-			for i := range n {
-				want2.Total += bls[i]
-				want2.ByteOr |= uint64(displs[i] * scale)
-				if i > 0 && displs[i]*scale == displs[i-1]*scale+bls[i-1]*ext {
-					want2.Touching++
-				}
-			}
+			want2 := expectedStats(bls, displs, scale, ext)
 			if st != want2 {
 				t.Fatalf("trial %d %v %v %v of %v: stats %+v, want %+v", trial, c, bls, displs, old, st, want2)
 			}
@@ -130,6 +116,35 @@ func TestCopyForwardMatchesCheckedPath(t *testing.T) {
 	if withStats < 1000 || contig < 50 || declined < 200 {
 		t.Errorf("%d types with stats (%d contiguous), %d without: the cases are not covered", withStats, contig, declined)
 	}
+}
+
+// blockOlds returns old types for block tests: basic types, pairs,
+// resized ints of random lower bounds and extents from -24 to 16, a
+// vector of negative stride and an empty contiguous.
+func blockOlds(r *rand.Rand) []*Type {
+	olds := []*Type{Of(Int), Of(Double), Of(Char), ShortInt, LongDoubleInt}
+	for _, ext := range []int64{-24, -8, 0, 3, 16} {
+		rs, _ := Resized(Of(Int), r.Int64N(9)-4, ext)
+		olds = append(olds, rs)
+	}
+	v, _ := Vector(3, 2, -5, Of(Float))
+	z, _ := Contiguous(0, Of(Int))
+	return append(olds, v, z)
+}
+
+// expectedStats computes the BlockStats of blocks of bls[i] instances of
+// an old type of extent ext at displacements ds[i] in units of scale
+// bytes, block by block.
+func expectedStats(bls, ds []int64, scale, ext int64) BlockStats {
+	want := BlockStats{MinBlocklength: slices.Min(bls), MaxBlocklength: slices.Max(bls)}
+	for i := range bls {
+		want.Total += bls[i]
+		want.ByteOr |= uint64(ds[i] * scale)
+		if i > 0 && ds[i]*scale == ds[i-1]*scale+bls[i-1]*ext {
+			want.Touching++
+		}
+	}
+	return want
 }
 
 // FuzzLongLists builds indexed and hindexed types of long lists (16 to

@@ -111,14 +111,7 @@ func TestAbs64MinInt64(t *testing.T) {
 // for it.
 func TestFastBlocksMatchCheckedBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	olds := []*Type{Of(Int), Of(Double), Of(Char), ShortInt, LongDoubleInt}
-	for _, ext := range []int64{-24, -8, 0, 3, 16} {
-		rs, _ := Resized(Of(Int), r.Int64N(9)-4, ext)
-		olds = append(olds, rs)
-	}
-	v, _ := Vector(3, 2, -5, Of(Float))
-	z, _ := Contiguous(0, Of(Int))
-	olds = append(olds, v, z)
+	olds := blockOlds(r)
 	for trial := range 5000 {
 		n := 1 + r.IntN(6)
 		bls, disps, types := make([]int64, n), make([]int64, n), make([]*Type, n)

@@ -44,14 +44,7 @@ func TestSharedLists(t *testing.T) {
 		if a.combiner == CombinerIndexed {
 			scale = ext
 		}
-		want := BlockStats{MinBlocklength: slices.Min(wantBls), MaxBlocklength: slices.Max(wantBls)}
-		for i := range wantBls {
-			want.Total += wantBls[i]
-			want.ByteOr |= uint64(wantDs[i] * scale)
-			if i > 0 && wantDs[i]*scale == wantDs[i-1]*scale+wantBls[i-1]*ext {
-				want.Touching++
-			}
-		}
+		want := expectedStats(wantBls, wantDs, scale, ext)
 		if st, ok := a.BlockStats(); !ok || st != want {
 			t.Fatalf("%s: stats %+v, want %+v", name, st, want)
 		}

@@ -462,7 +462,8 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 	t.setOld(old)
 	r := compressLists(bls, displs)
 	if r == nil {
-		// long explicit lists, the usual case: one pass over each copy
+		// explicit lists, the usual case: copied, and one pass over each
+		// copy finds the layout
 		scale := scaleOf(c == CombinerIndexed, old)
 		if t.copyForward(bls, displs, scale, c == CombinerIndexed && scale >= 2, old) {
 			if err := t.checkBounds(nBlocks(len(bls))); err != nil {
@@ -478,8 +479,6 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 	}
 	if r != nil {
 		t.x = &extra{runs: r}
-	} else {
-		t.blocklengths, t.displs = clone2(bls, displs)
 	}
 	if len(bls) == 0 || old.size == 0 {
 		return t.zerolen(), nil

@@ -3,7 +3,6 @@ package datatype
 import (
 	"bytes"
 	"math/bits"
-	"slices"
 	"sync/atomic"
 	"unsafe"
 	"weak"
@@ -32,7 +31,7 @@ type BlockStats struct {
 // hindexed types of at least 16 blocks kept as lists (not as runs), none
 // empty, of an old type with data and a non-negative extent, whose values
 // are small enough (below 2^60 in magnitude, as nearly all are) for the
-// one-pass fast path; reading them costs nothing.
+// one-pass path; reading them costs nothing.
 func (t *Type) BlockStats() (s BlockStats, ok bool) {
 	if t.x == nil || t.x.facts == nil {
 		return BlockStats{}, false
@@ -40,40 +39,48 @@ func (t *Type) BlockStats() (s BlockStats, ok bool) {
 	return t.x.facts.stats, true
 }
 
-// copyForward is forwardBlocks fused with the copy of the lists: it copies
-// bls and displs into t (the displacements in bytes, times scale, when
-// keep: see ByteLists) and finds in one pass over each copy, still in the
-// cache, and a check of the displacements' bounds, everything
-// forwardBlocks finds, recording the blocks' statistics (BlockStats). Every value is computed in plain, wrapping arithmetic and
-// used only once the ranges checked after the loops guarantee that none
-// wrapped. It returns ok false, with t's lists unset, when the lists are
-// short, differ in length, hold an empty block or a value out of range.
+// copyForward gives t its copy of the lists bls and displs (one
+// allocation for short lists; see clone2) and, for the usual lists (no
+// empty block, an old type with data and a non-negative extent, every
+// value below 2^60 in magnitude), finds t's layout in one pass over each
+// copy while it is in the cache: every block spans [d + lb, d + ub +
+// (n-1)·extent) and its data [d + dataLB, d + dataUB + (n-1)·extent), so
+// the bounds follow from the smallest start and the largest end of the
+// blocks. Values are computed in plain, wrapping arithmetic and used only
+// once the ranges checked first guarantee that none wrapped. When keep,
+// the displacements of lists of minRunList blocks or more are kept in
+// bytes, times scale (see ByteLists); such lists also get their block
+// statistics (BlockStats), and from shareMin blocks on equal lists share
+// one copy. It returns false, with the copies set and the layout not,
+// when the lists are not of that kind: the checked paths decide then.
 func (t *Type) copyForward(bls, displs []int64, scale int64, keep bool, old *Type) bool {
 	n := len(bls)
 	ext := old.Extent()
-	if n < minRunList || len(displs) != n || ext < 0 || old.ub < old.lb || old.size <= 0 {
-		return false
-	}
-	if abs64(old.lb) > limit || abs64(old.ub) > limit || abs64(old.trueLB) > limit || abs64(old.trueUB) > limit ||
+	if n == 0 || len(displs) != n || ext < 0 || old.ub < old.lb || old.size <= 0 ||
+		abs64(old.lb) > limit || abs64(old.ub) > limit || abs64(old.trueLB) > limit || abs64(old.trueUB) > limit ||
 		abs64(old.dataLB) > limit || abs64(old.dataUB) > limit || abs64(ext) > limit || abs64(scale) > limit {
+		t.blocklengths, t.displs = clone2(bls, displs)
 		return false
 	}
-	maxD := under(abs64(scale))
-	maxN := min(under(ext), under(old.size))
-	maxTotal := under(old.size)
+	maxD := under(abs64(scale))              // largest |displacement| whose scaled value stays within limit
+	maxN := min(under(ext), under(old.size)) // largest block length whose span and size stay within limit
+	maxTotal := under(old.size)              // most old instances whose size stays within limit
+	keep = keep && n >= minRunList
 	slot := -1
 	if n >= shareMin {
 		slot = listSlot(bls, displs, scale, keep)
 		if x := findShared(slot, bls, displs, scale, ext, keep); x != nil && x.facts.fitsOld(n, maxN, maxTotal) {
 			f := x.facts
-			t.setForward(old, f.shared.lo, f.shared.hi, f.stats.Total, t.forwardContig(old, f.shared.bls, displs, &f.stats, scale))
+			t.setForward(old, f.shared.lo, f.shared.hi, f.stats.Total,
+				forwardContig(old, f.shared.bls, displs, f.stats.MaxBlocklength, f.stats.Touching, scale))
 			t.blocklengths, t.displs, t.x = f.shared.bls, f.shared.displs, x
 			return true
 		}
 	}
+	nb, nd := clone2(bls, displs)
+	t.blocklengths, t.displs = nb, nd
 
 	// the lengths: all in [1, maxN], their sum at most maxTotal
-	nb := slices.Clone(bls)
 	total, nmin, nmax := sumMinMax(nb)
 	if nmin <= 0 || nmax > maxN {
 		return false
@@ -81,18 +88,20 @@ func (t *Type) copyForward(bls, displs []int64, scale int64, keep bool, old *Typ
 	if hi, lo := bits.Mul64(uint64(nmax), uint64(n)); hi != 0 || lo > uint64(maxTotal) {
 		return false
 	}
-
-	// the displacements: all of magnitude at most maxD
-	dmin, dmax := bounds(displs)
+	// the displacements: all of magnitude at most maxD; from here no
+	// product or sum below leaves 2^62 in magnitude
+	dmin, dmax := bounds(nd)
 	if abs64(dmin) > maxD || abs64(dmax) > maxD {
 		return false
 	}
-	// from here no product or sum below leaves 2^62 in magnitude
-	nd := slices.Clone(displs)
 	or, touching, far := scanBlocks(nd, nb, scale, ext, keep)
 	lo, hi := dmin*scale, far-ext
 	if scale < 0 {
 		lo = dmax * scale
+	}
+	t.setForward(old, lo, hi, total, forwardContig(old, nb, displs, nmax, touching, scale))
+	if n < minRunList {
+		return true // short lists: nothing kept beyond the copy
 	}
 	f := &listFacts{stats: BlockStats{
 		MinBlocklength: nmin, MaxBlocklength: nmax, Total: total, Touching: touching, ByteOr: or,
@@ -101,8 +110,7 @@ func (t *Type) copyForward(bls, displs []int64, scale int64, keep bool, old *Typ
 	if keep {
 		x.byteScale = scale
 	}
-	t.setForward(old, lo, hi, total, t.forwardContig(old, nb, displs, &f.stats, scale))
-	t.blocklengths, t.displs, t.x = nb, nd, x
+	t.x = x
 	if slot >= 0 {
 		f.shared = sharedLists{bls: nb, displs: nd, scale: scale, ext: ext, keep: keep, lo: lo, hi: hi}
 		wp := weak.Make(x)
@@ -112,18 +120,19 @@ func (t *Type) copyForward(bls, displs []int64, scale int64, keep bool, old *Typ
 }
 
 // forwardContig reports whether the data of a type of forward blocks of
-// old (see forwardBlocks), its lengths bls (a copy) and its displacements
-// displs, with statistics st, is one contiguous run: old is, its instances
+// old (see copyForward), block lengths bls (the longest nmax) at
+// displacements displs in units of scale bytes, touching blocks of which
+// touch in extents of old, is one contiguous run: old is, its instances
 // touch if a block has several, and each block's data starts where the
 // data of the one before ends.
-func (t *Type) forwardContig(old *Type, bls, displs []int64, st *BlockStats, scale int64) bool {
+func forwardContig(old *Type, bls, displs []int64, nmax int64, touching int, scale int64) bool {
 	ext := old.Extent()
-	if !old.contig || (st.MaxBlocklength != 1 && ext != old.size) {
+	if !old.contig || (nmax != 1 && ext != old.size) {
 		return false
 	}
 	dataLen := old.dataUB - old.dataLB
 	if dataLen == ext {
-		return st.Touching == len(bls)-1
+		return touching == len(bls)-1
 	}
 	for i := 1; i < len(bls); i++ {
 		if displs[i]*scale != displs[i-1]*scale+(bls[i-1]-1)*ext+dataLen {

@@ -54,10 +54,9 @@ func (t *Type) uniformBlocks(bls []int64, bl int64, displs []int64, scale int64,
 		return t.constBlocks(bl, displs, runs, scale, old, maxD, maxN, maxTotal)
 	}
 	if bls != nil && len(bls) == len(displs) && ext >= 0 && old.ub >= old.lb && old.size > 0 {
+		// (explicit lists took copyForward, which checks what a forward
+		// path would)
 		if runs != nil && runs.bl != nil && t.forwardRuns(runs, scale, old, maxD, maxN, maxTotal) {
-			return true
-		}
-		if t.forwardBlocks(bls, displs, scale, old, maxD, maxN, maxTotal) {
 			return true
 		}
 	}
@@ -193,59 +192,6 @@ func (t *Type) constBlocks(bl int64, displs []int64, runs *runLists, scale int64
 	return true
 }
 
-// forwardBlocks is uniformBlocks for lists of block lengths of an old type
-// with data and a non-negative extent (with ub >= lb), the usual case:
-// every block then spans [d + lb, d + ub + (n-1)·extent) and its data
-// [d + dataLB, d + dataUB + (n-1)·extent), so the bounds follow from the
-// smallest start and the largest end of the blocks. It makes a few simple
-// passes over the lists (each keeps its values in registers) and leaves
-// lists with empty blocks to the general loop (ok false).
-func (t *Type) forwardBlocks(bls, displs []int64, scale int64, old *Type, maxD, maxN, maxTotal int64) bool {
-	if len(bls) == 0 {
-		return false
-	}
-	displs = displs[:len(bls)]
-	// the lengths: all in [1, maxN], their sum at most maxTotal
-	var total, nmin, nmax int64 = 0, bls[0], bls[0]
-	for _, n := range bls {
-		total += n // at most len · 2^60: checked below through nmax
-		nmin, nmax = min(nmin, n), max(nmax, n)
-	}
-	if nmin <= 0 || nmax > maxN {
-		return false
-	}
-	if hi, lo := bits.Mul64(uint64(nmax), uint64(len(bls))); hi != 0 || lo > uint64(maxTotal) {
-		return false // total may exceed maxTotal (or not fit)
-	}
-	// the displacements: all of magnitude at most maxD
-	dmin, dmax := bounds(displs)
-	if abs64(dmin) > maxD || abs64(dmax) > maxD {
-		return false
-	}
-	// the smallest start and the largest end, in bytes from displacement 0
-	ext := old.Extent()
-	lo, hi := displs[0]*scale, displs[0]*scale+(bls[0]-1)*ext
-	for i, n := range bls {
-		db := displs[i] * scale
-		lo, hi = min(lo, db), max(hi, db+(n-1)*ext)
-	}
-	// contiguous: old is, its instances touch if some block has several,
-	// and each block's data starts where the one before ends
-	contig := old.contig && (nmax == 1 || ext == old.size)
-	if contig {
-		dataLen := old.dataUB - old.dataLB
-		for i := 1; i < len(bls); i++ {
-			if displs[i]*scale != displs[i-1]*scale+(bls[i-1]-1)*ext+dataLen {
-				contig = false
-				break
-			}
-		}
-	}
-	t.setForward(old, lo, hi, total, contig)
-	t.keepBytes(scale)
-	return true
-}
-
 // minMax returns the smallest and the largest of xs (not empty), four
 // independent chains at a time.
 func minMax(xs []int64) (lo, hi int64) {
@@ -277,7 +223,7 @@ func bounds(xs []int64) (lo, hi int64) {
 	return xs[0], xs[len(xs)-1]
 }
 
-// forwardRuns is forwardBlocks from the lists kept as runs, in O(runs): in
+// forwardRuns is copyForward's layout from the lists kept as runs, in O(runs): in
 // a stretch of m blocks where both lists are arithmetic, the start and the
 // end of a block are linear in its index, so their extremes are at the
 // stretch's first and last block, and each block touches the next when
@@ -346,7 +292,7 @@ func (t *Type) forwardRuns(runs *runLists, scale int64, old *Type, maxD, maxN, m
 }
 
 // setForward sets t's layout from its blocks of old (forward blocks: see
-// forwardBlocks): lo and hi are the smallest start and the largest end of
+// copyForward): lo and hi are the smallest start and the largest end of
 // the blocks in bytes from displacement 0, total the old instances.
 func (t *Type) setForward(old *Type, lo, hi, total int64, contig bool) {
 	t.lb, t.ub = old.lb+lo, old.ub+hi
@@ -357,18 +303,4 @@ func (t *Type) setForward(old *Type, lo, hi, total int64, contig bool) {
 	t.elements = total * old.elements
 	t.align = old.align
 	t.contig = contig
-}
-
-// keepBytes stores the displacements of an indexed type (its copy of the
-// lists, not kept as runs) in bytes when they are scaled by an extent of 2
-// or more, so that its program can share them (see ByteLists); the
-// caller has checked that every displacement times scale fits in int64.
-func (t *Type) keepBytes(scale int64) {
-	if scale < 2 || t.combiner != CombinerIndexed || t.displs == nil || len(t.displs) < minRunList {
-		return
-	}
-	for i := range t.displs {
-		t.displs[i] *= scale
-	}
-	t.x = &extra{byteScale: scale}
 }

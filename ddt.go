@@ -9,7 +9,7 @@ import (
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/internal/jit"
+	"github.com/ddtlab/ddt/internal/engine/jit"
 	"github.com/ddtlab/ddt/sig"
 )
 
@@ -95,7 +95,7 @@ type Options struct {
 	// DDT_ASM=go|avx2|avx512 read once at program start; or "go", "avx2",
 	// "avx512", capped at what the CPU supports). It is fixed at commit.
 	Kernels string
-	// JITNow makes Auto generate the type's native code (internal/jit) at
+	// JITNow makes Auto generate the type's native code (internal/engine/jit) at
 	// commit. By default it is generated once the type has moved enough
 	// data to pay back the few microseconds that takes; Compiled or
 	// Interpreter, Kernels "go", or DDT_NOJIT=1 in the environment turn

@@ -2,7 +2,7 @@ package ddt
 
 import (
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/internal/jit" // links native code generation into Auto (engine.NewNative)
+	"github.com/ddtlab/ddt/internal/engine/jit" // links native code generation into Auto (engine.NewNative)
 )
 
 // compileNow asks a native-code engine to generate its code now (see

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/internal/jit"
+	"github.com/ddtlab/ddt/internal/engine/jit"
 )
 
 // TestJITNow checks that Auto with JITNow runs native code where the JIT

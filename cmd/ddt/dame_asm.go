@@ -8,11 +8,11 @@ import (
 	"slices"
 
 	"github.com/ddtlab/ddt"
-	"github.com/ddtlab/ddt/internal/jit"
+	"github.com/ddtlab/ddt/internal/engine/jit"
 )
 
 // `ddt dame --asm TYPE` prints the native code the JIT generates for the
-// committed type (internal/jit) instead of the DAME program. This file
+// committed type (internal/engine/jit) instead of the DAME program. This file
 // wraps the dame command registered in bench.go (it sorts after it, so
 // its init runs later).
 func init() {

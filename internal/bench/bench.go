@@ -31,7 +31,7 @@ type Options struct {
 	Type  *datatype.Type
 	Count int64
 	// Engines to measure; all (reference, interpreter, compiled, auto) when
-	// empty. Auto is committed with JITNow: native code (internal/jit)
+	// empty. Auto is committed with JITNow: native code (internal/engine/jit)
 	// where it applies.
 	Engines []ddt.Engine
 	// Sample is the minimum duration of one timed sample of a cell

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ddtlab/ddt/dame"
-	"github.com/ddtlab/ddt/internal/jit"
+	"github.com/ddtlab/ddt/internal/engine/jit"
 )
 
 // TestJITCompileTimes reports (go test -v -run JITCompile) the time to

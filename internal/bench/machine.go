@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/internal/jit"
+	"github.com/ddtlab/ddt/internal/engine/jit"
 )
 
 // Machine describes where a benchmark ran.

@@ -4,10 +4,10 @@ import (
 	"math"
 
 	"github.com/ddtlab/ddt/datatype"
-	"github.com/ddtlab/ddt/internal/ref"
+	"github.com/ddtlab/ddt/internal/engine/ref"
 )
 
-// Reference is the reference engine (package internal/ref) behind the
+// Reference is the reference engine (package internal/engine/ref) behind the
 // Engine interface: it walks the type tree itself, not a program, and is
 // the oracle every other engine is tested against.
 type Reference struct{ t *datatype.Type }

@@ -19,7 +19,7 @@ import (
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/internal/ref"
+	"github.com/ddtlab/ddt/internal/engine/ref"
 	"github.com/ddtlab/ddt/internal/typegen"
 )
 

@@ -144,6 +144,7 @@ type run struct {
 	ranks []map[int]map[string]string
 	stats map[string]int64 // summed over the ranks
 	nstat int              // statistics lines seen
+	died  map[int]bool     // types the program died on (left out)
 }
 
 func agree(t *testing.T, m impl, cs []*tcase, src []byte) {
@@ -172,7 +173,7 @@ func agree(t *testing.T, m impl, cs []*tcase, src []byte) {
 
 	// Without the library, each type isolated in a child process: MPI's
 	// own crashes are recorded and those types left out of the other runs.
-	plain := execute(t, m, dir, exe, "plain", 1, []string{"AGREE_ISOLATE=1"}, "")
+	plain := execute(t, m, dir, exe, "plain", 1, []string{"AGREE_ISOLATE=1"}, "", false, nil)
 	var crashed []string
 	for idx := range cs {
 		if _, ok := plain.ranks[0][idx]["X"]; ok {
@@ -185,6 +186,7 @@ func agree(t *testing.T, m impl, cs []*tcase, src []byte) {
 		t.Logf("%s crashes without the library on types %s: left out of the other runs", m.name, strings.Join(crashed, ", "))
 	}
 	plainBad := versusDDT(t, cs, plain, nil, m.name+" without the library")
+	known := map[int]bool{} // types a run without the library died on
 	np := *flagNP
 	var plainP2P *run
 	var plainP2PBad map[int]bool
@@ -193,7 +195,10 @@ func agree(t *testing.T, m impl, cs []*tcase, src []byte) {
 			t.Logf("%s not found: point-to-point runs skipped", m.run)
 			np = 0
 		} else {
-			plainP2P = execute(t, m, dir, exe, "plain-np"+strconv.Itoa(np), np, nil, skip)
+			plainP2P = execute(t, m, dir, exe, "plain-np"+strconv.Itoa(np), np, nil, skip, false, nil)
+			for idx := range plainP2P.died {
+				known[idx] = true
+			}
 			plainP2PBad = versusDDT(t, cs, plainP2P, nil, fmt.Sprintf("%s -np %d without the library", m.name, np))
 		}
 	}
@@ -203,17 +208,20 @@ func agree(t *testing.T, m impl, cs []*tcase, src []byte) {
 		return
 	}
 	// DDT_MPI=0: a pure pass-through, identical to the run without it.
-	off := execute(t, m, dir, exe, "ddt-off", 1, []string{"LD_PRELOAD=" + lib, "DDT_MPI=0", "DDT_MPI_STATS=1"}, skip)
-	sameAs(t, cs, off, plain)
+	off := execute(t, m, dir, exe, "ddt-off", 1, []string{"LD_PRELOAD=" + lib, "DDT_MPI=0", "DDT_MPI_STATS=1"}, skip, false, nil)
+	for idx := range off.died {
+		known[idx] = true
+	}
+	sameAs(t, cs, off, plain, plainBad)
 	if off.stats["packs"] != 0 || off.stats["mirrored"] != 0 {
 		t.Errorf("DDT_MPI=0: the statistics say ddt worked: %v", off.stats)
 	}
 
-	with := execute(t, m, dir, exe, "ddt", 1, []string{"LD_PRELOAD=" + lib, "DDT_MPI_STATS=1"}, skip)
+	with := execute(t, m, dir, exe, "ddt", 1, []string{"LD_PRELOAD=" + lib, "DDT_MPI_STATS=1"}, skip, true, known)
 	versusDDT(t, cs, with, &fallback{plain, plainBad}, m.name+" with the library")
 	checkStats(t, with, false)
 	if np > 1 {
-		p2p := execute(t, m, dir, exe, "ddt-np"+strconv.Itoa(np), np, []string{"LD_PRELOAD=" + lib, "DDT_MPI_STATS=1"}, skip)
+		p2p := execute(t, m, dir, exe, "ddt-np"+strconv.Itoa(np), np, []string{"LD_PRELOAD=" + lib, "DDT_MPI_STATS=1"}, skip, true, known)
 		versusDDT(t, cs, p2p, &fallback{plainP2P, plainP2PBad}, fmt.Sprintf("%s -np %d with the library", m.name, np))
 		sameElements(t, p2p, plainP2P)
 		checkStats(t, p2p, true)
@@ -245,9 +253,77 @@ func library(t *testing.T, m impl, dir string) string {
 	return out
 }
 
-// execute runs exe (a singleton when np is 1, else under the launcher)
-// with the variables env and returns what every rank wrote.
-func execute(t *testing.T, m impl, dir, exe, name string, np int, env []string, skip string) *run {
+// execute runs exe until it finishes: a run that dies is run again
+// without the type it died on (the type every rank began last, at the
+// latest), at most 20 times. A run without the library that dies is MPI's
+// fault and only logged; a run with it (lib) that dies is an error, unless
+// it dies on a type in known (one a run without the library died on too:
+// MPICH 4.0.2 crashes on some types depending on what it did before). The
+// result is the last run's, with an X line for each type left out and the
+// types in died.
+func execute(t *testing.T, m impl, dir, exe, name string, np int, env []string, skip string, lib bool, known map[int]bool) *run {
+	t.Helper()
+	var died []int
+	for attempt := 0; ; attempt++ {
+		r, err, msg := once(t, m, dir, exe, name, np, env, skip)
+		for _, idx := range died {
+			for _, res := range r.ranks {
+				res[idx] = map[string]string{"X": "died"}
+			}
+			r.died[idx] = true
+		}
+		if err == nil {
+			return r
+		}
+		report := t.Logf
+		if lib {
+			report = t.Errorf
+		}
+		finished := true
+		culprit := -1
+		for _, res := range r.ranks {
+			if _, done := res[-1]["E"]; !done {
+				finished = false
+			}
+			if b := unfinished(res); b >= 0 && (culprit < 0 || b < culprit) {
+				culprit = b
+			}
+		}
+		if finished {
+			report("%s (%s, -np %d): %v after the last type (in MPI_Finalize): results kept\n%s", name, m.name, np, err, firstLines(msg, 8))
+			return r
+		}
+		if culprit >= 0 && lib && known[culprit] {
+			report = t.Logf
+		}
+		if culprit < 0 || attempt >= 20 {
+			t.Errorf("%s (%s, -np %d): %v\n%s", name, m.name, np, err, msg)
+			return r
+		}
+		report("%s (%s, -np %d): %v on type %d: run again without it\n%s", name, m.name, np, err, culprit, firstLines(msg, 8))
+		died = append(died, culprit)
+		if skip == "" {
+			skip = ","
+		}
+		skip += strconv.Itoa(culprit) + ","
+	}
+}
+
+// unfinished is the type a rank began (N) and did not finish (F), or -1.
+func unfinished(res map[int]map[string]string) int {
+	for idx, lines := range res {
+		_, begun := lines["N"]
+		_, done := lines["F"]
+		if begun && !done {
+			return idx
+		}
+	}
+	return -1
+}
+
+// once runs exe (a singleton when np is 1, else under the launcher) with
+// the variables env and returns what every rank wrote.
+func once(t *testing.T, m impl, dir, exe, name string, np int, env []string, skip string) (*run, error, string) {
 	t.Helper()
 	outPrefix := filepath.Join(dir, name)
 	env = append(env, "AGREE_OUT="+outPrefix, "UCX_HANDLE_ERRORS=none")
@@ -270,7 +346,7 @@ func execute(t *testing.T, m impl, dir, exe, name string, np int, env []string, 
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	r := &run{name: name, stats: map[string]int64{}}
+	r := &run{name: name, stats: map[string]int64{}, died: map[int]bool{}}
 	for rank := range np {
 		r.ranks = append(r.ranks, readOut(t, fmt.Sprintf("%s.%d", outPrefix, rank)))
 	}
@@ -289,17 +365,10 @@ func execute(t *testing.T, m impl, dir, exe, name string, np int, env []string, 
 			}
 		}
 	}
-	if err != nil {
-		last := ""
-		for rank, res := range r.ranks {
-			if _, done := res[-1]["E"]; !done {
-				last += fmt.Sprintf(" rank %d stopped after type %d;", rank, lastIdx(res))
-			}
-		}
-		t.Errorf("%s (%s, -np %d): %v;%s\n%s", name, m.name, np, err, last, firstLines(stderr.String(), 20))
+	if err == nil {
+		t.Logf("%s: -np %d ran in %v%s", name, np, time.Since(start).Round(time.Millisecond), statsNote(r))
 	}
-	t.Logf("%s: -np %d ran in %v%s", name, np, time.Since(start).Round(time.Millisecond), statsNote(r))
-	return r
+	return r, err, stderr.String()
 }
 
 func statsNote(r *run) string {
@@ -312,14 +381,6 @@ func statsNote(r *run) string {
 		s = append(s, fmt.Sprintf("%s=%d", k, r.stats[k]))
 	}
 	return fmt.Sprintf("; statistics of %d ranks: %s", r.nstat, strings.Join(s, " "))
-}
-
-func lastIdx(res map[int]map[string]string) int {
-	last := -1
-	for idx := range res {
-		last = max(last, idx)
-	}
-	return last
 }
 
 // readOut parses one rank's output file; the end line "E" is kept under
@@ -351,7 +412,7 @@ func readOut(t *testing.T, path string) map[int]map[string]string {
 		}
 		key := f[0]
 		rest := f[2:]
-		if f[0] != "T" && f[0] != "X" && len(f) > 2 {
+		if f[0] != "T" && f[0] != "X" && f[0] != "N" && f[0] != "F" && len(f) > 2 {
 			key += " " + f[2]
 			rest = f[3:]
 		}
@@ -391,6 +452,9 @@ func versusDDT(t *testing.T, cs []*tcase, r *run, fb *fallback, what string) map
 			c := cs[idx]
 			keys := sortedKeys(lines)
 			for _, k := range keys {
+				if k == "X" && lines[k] == "died" && fb != nil {
+					continue // execute has reported it
+				}
 				d := c.diff(k, lines[k])
 				if d == "" {
 					continue
@@ -420,16 +484,30 @@ func versusDDT(t *testing.T, cs []*tcase, r *run, fb *fallback, what string) map
 	return bad
 }
 
-// sameAs checks that r printed exactly what plain printed.
-func sameAs(t *testing.T, cs []*tcase, r, plain *run) {
+// sameAs checks that r printed exactly what plain printed, on the types
+// where plain agrees with ddt (MPICH 4.0.2 packs a few types differently
+// from one run to the next).
+func sameAs(t *testing.T, cs []*tcase, r, plain *run, plainBad map[int]bool) {
 	t.Helper()
 	for idx := range cs {
+		if plainBad[idx] {
+			continue
+		}
 		a, b := r.ranks[0][idx], plain.ranks[0][idx]
 		if _, x := b["X"]; x {
 			continue
 		}
+		if _, x := a["X"]; x {
+			continue
+		}
 		for _, k := range sortedKeys(b) {
-			if a[k] != b[k] {
+			va, vb := a[k], b[k]
+			if k == "A 2" {
+				// MPICH's MPI_Get_elements_x differs from one run to
+				// the next on some types; sameElements checks it
+				va, vb = firstFields(va, 4), firstFields(vb, 4)
+			}
+			if va != vb {
 				t.Errorf("%s: type %d: %s: %q, without the library %q", r.name, idx, k, a[k], b[k])
 			}
 		}
@@ -476,6 +554,11 @@ func checkStats(t *testing.T, r *run, p2p bool) {
 	if r.stats["mirrored"]+r.stats["fallback"] > r.stats["types"] {
 		t.Errorf("%s: statistics mirrored+fallback=%d > types=%d", r.name, r.stats["mirrored"]+r.stats["fallback"], r.stats["types"])
 	}
+}
+
+func firstFields(s string, n int) string {
+	f := strings.Fields(s)
+	return strings.Join(f[:min(n, len(f))], " ")
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -549,7 +632,7 @@ func (c *tcase) diff(key, val string) string {
 		if val != c.packHash(count) {
 			return fmt.Sprintf("received MPI_PACKED bytes %s, ddt %s", val, c.packHash(count))
 		}
-	case "S":
+	case "S", "N", "F":
 	default:
 		return "unknown line"
 	}

@@ -6,6 +6,8 @@ package agree
 //
 // Every rank writes its lines to the file $AGREE_OUT.<rank>:
 //
+//	N idx                                  the type is built (printed first)
+//	F idx                                  the type is done (printed last)
 //	T idx size lb extent true_lb true_extent
 //	P idx count packed hash guards_ok     MPI_Pack at position 3 of an exact buffer
 //	I idx count packed hash                the same, one instance per call
@@ -232,9 +234,11 @@ static void p2p(int idx, MPI_Datatype t, const info *in)
 
 static void check(int idx, MPI_Datatype t, const info *in)
 {
+    fprintf(g_out, "N %d\n", idx);
     if (g_rank == 0)
         local(idx, t, in);
     p2p(idx, t, in); /* a singleton sends to itself */
+    fprintf(g_out, "F %d\n", idx);
 }
 
 /* isolate runs one type in a child process (AGREE_ISOLATE=1, singleton
@@ -279,6 +283,7 @@ static int begin(int argc, char **argv)
         perror(path);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    setvbuf(g_out, NULL, _IOLBF, 0); /* what a crash leaves is complete */
     const char *iso = getenv("AGREE_ISOLATE");
     return iso && iso[0] == '1' && g_size == 1;
 }

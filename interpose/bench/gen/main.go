@@ -31,9 +31,9 @@ func main() {
 
 type entry struct {
 	id, size, desc, param string
-	count, lo, hi, packed  int64
-	elem                   int // DDTBench fill: 4 or 8; 0: byte pattern
-	crc                    int64
+	count, lo, hi, packed int64
+	elem                  int // DDTBench fill: 4 or 8; 0: byte pattern
+	crc                   int64
 }
 
 func run(w *bufio.Writer, maxAlloc int64, configs []string) error {

@@ -15,7 +15,9 @@ if [ $# -ne 2 ] || { [ "$1" != mpich ] && [ "$1" != openmpi ]; }; then
 fi
 MPI=$1
 OUT=$2
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+here=${0%/*}
+[ "$here" = "$0" ] && here=.
+ROOT=$(cd "$here/.." && pwd)
 
 cflags="" ldflags=""
 if [ "$MPI" = mpich ]; then

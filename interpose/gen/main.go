@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"log"
 	"os"
@@ -138,6 +139,8 @@ func puts(b *bytes.Buffer, fn string, specs []string) {
 }
 
 func main() {
+	out := flag.String("o", "lib/zconstruct.c", "output file")
+	flag.Parse()
 	var b bytes.Buffer
 	b.WriteString(`//go:build ddtinterpose
 
@@ -169,7 +172,7 @@ func main() {
 		}
 		b.WriteString("\n")
 	}
-	if err := os.WriteFile("lib/zconstruct.c", bytes.TrimRight(b.Bytes(), "\n"), 0o644); err != nil {
+	if err := os.WriteFile(*out, bytes.TrimRight(b.Bytes(), "\n"), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -208,6 +208,9 @@ func TestPrograms(t *testing.T) {
 							if sum(st, "packs") < int64(7*np) || sum(st, "unpacks") < int64(5*np) {
 								t.Errorf("pack: too few packs or unpacks served:\n%s", with.stderr)
 							}
+							if runtime.GOARCH == "amd64" && os.Getenv("DDT_NOJIT") != "1" && sum(st, "native") == 0 {
+								t.Errorf("pack: the generated code never ran from C:\n%s", with.stderr)
+							}
 						case "p2p", "coll":
 							if sum(st, "sends") == 0 || sum(st, "recvs") == 0 {
 								t.Errorf("%s: no sends or receives served:\n%s", p, with.stderr)

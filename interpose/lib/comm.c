@@ -26,7 +26,7 @@ static void count_recv(int64_t n) {
 static void *packed(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n) {
 	void *tmp = ddt_buf_get(n);
 	if (!tmp) return NULL;
-	if (ddtgoPack(ti->pin, (void *)buf, count, tmp, n) != n) {
+	if (ddt_pack(ti, buf, count, tmp, n) != n) {
 		ddt_buf_put(tmp, n);
 		return NULL;
 	}
@@ -41,10 +41,13 @@ static int64_t status_bytes(const MPI_Status *st) {
 }
 
 // unpacked unpacks the bytes a receive into tmp delivered.
-static void unpacked(int32_t pin, void *tmp, int64_t n, const MPI_Status *st, void *buf, int64_t count) {
+// The type is ti when the caller has it, else the pinned entry pin.
+static void unpacked(const ddt_tinfo *ti, int32_t pin, void *tmp, int64_t n, const MPI_Status *st, void *buf,
+	int64_t count) {
 	int64_t got = status_bytes(st);
 	if (got > n) got = n;
-	if (got > 0 && ddtgoUnpack(pin, tmp, got, buf, count) >= 0) count_recv(got);
+	if (got > 0 && (ti ? ddt_unpack(ti, tmp, got, buf, count) : ddtgoUnpack(pin, tmp, got, buf, count, NULL)) >= 0)
+		count_recv(got);
 }
 
 static int small(int64_t n) { return n <= INT_MAX; }
@@ -123,7 +126,7 @@ static void finish(pend *p, const MPI_Status *st) {
 	if (p->recv && p->active) {
 		int cancelled = 0;
 		PMPI_Test_cancelled(st, &cancelled);
-		if (!cancelled) unpacked(p->pin, p->tmp, p->n, st, p->buf, p->count);
+		if (!cancelled) unpacked(NULL, p->pin, p->tmp, p->n, st, p->buf, p->count);
 	}
 	p->active = 0;
 }
@@ -386,7 +389,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		int rc = PMPI_Recv(tmp, (int)n, MPI_BYTE, source, tag, comm, &st);
-		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(ti.pin, tmp, n, &st, buf, count);
+		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, tmp, n, &st, buf, count);
 		ddt_buf_put(tmp, n);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
@@ -420,7 +423,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		int rc = PMPI_Mrecv(tmp, (int)n, MPI_BYTE, message, &st);
-		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(ti.pin, tmp, n, &st, buf, count);
+		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, tmp, n, &st, buf, count);
 		ddt_buf_put(tmp, n);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
@@ -465,7 +468,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	MPI_Status st;
 	int rc = PMPI_Sendrecv(ss ? stmp : sendbuf, ss ? (int)sn : sendcount, ss ? MPI_BYTE : sendtype, dest, sendtag,
 		rs ? rtmp : recvbuf, rs ? (int)rn : recvcount, rs ? MPI_BYTE : recvtype, source, recvtag, comm, &st);
-	if (rs && (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)) unpacked(rti.pin, rtmp, rn, &st, recvbuf, recvcount);
+	if (rs && (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)) unpacked(&rti, 0, rtmp, rn, &st, recvbuf, recvcount);
 	ddt_buf_put(stmp, sn);
 	ddt_buf_put(rtmp, rn);
 	if (status != MPI_STATUS_IGNORE) *status = st;
@@ -482,7 +485,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 			MPI_Status st;
 			int rc = PMPI_Sendrecv(stmp, (int)n, MPI_BYTE, dest, sendtag, rtmp, (int)n, MPI_BYTE, source,
 				recvtag, comm, &st);
-			if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(ti.pin, rtmp, n, &st, buf, count);
+			if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, rtmp, n, &st, buf, count);
 			ddt_buf_put(stmp, n);
 			ddt_buf_put(rtmp, n);
 			if (status != MPI_STATUS_IGNORE) *status = st;
@@ -523,7 +526,7 @@ static void start(MPI_Request r) {
 	pend *p = pget(r, 0);
 	if (!p) return;
 	if (!p->recv) {
-		if (ddtgoPack(p->pin, p->buf, p->count, p->tmp, p->n) == p->n) count_send(p->n);
+		if (ddtgoPack(p->pin, p->buf, p->count, p->tmp, p->n, NULL) == p->n) count_send(p->n);
 	}
 	p->active = 1;
 }
@@ -556,14 +559,14 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm co
 	int rank, size;
 	void *tmp;
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && intra(comm, &rank, &size) && (tmp = ddt_buf_get(n))) {
-		if (rank == root && ddtgoPack(ti.pin, buf, count, tmp, n) != n) {
+		if (rank == root && ddt_pack(&ti, buf, count, tmp, n) != n) {
 			ddt_buf_put(tmp, n);
 			return PMPI_Bcast(buf, count, datatype, root, comm);
 		}
 		// every rank takes the same path: it depends on the signature only
 		int rc = PMPI_Bcast(tmp, (int)n, MPI_BYTE, root, comm);
 		if (rank == root) count_send(n);
-		else if (rc == MPI_SUCCESS && ddtgoUnpack(ti.pin, tmp, n, buf, count) == n) count_recv(n);
+		else if (rc == MPI_SUCCESS && ddt_unpack(&ti, tmp, n, buf, count) == n) count_recv(n);
 		ddt_buf_put(tmp, n);
 		return rc;
 	}
@@ -596,7 +599,7 @@ static void blocks_free(blocks *b) {
 // pack_blocks packs count instances from buf into tmp (all blocks, or from
 // block first on).
 static int pack_blocks(blocks *b, const void *buf, int64_t first, int64_t nblocks, int64_t count) {
-	int64_t k = ddtgoPack(b->ti.pin, at(buf, first * count, b->ti.extent), nblocks * count,
+	int64_t k = ddt_pack(&b->ti, at(buf, first * count, b->ti.extent), nblocks * count,
 		(char *)b->tmp + first * b->blk, nblocks * b->blk);
 	if (k != nblocks * b->blk) return 0;
 	count_send(k);
@@ -604,7 +607,7 @@ static int pack_blocks(blocks *b, const void *buf, int64_t first, int64_t nblock
 }
 
 static void unpack_blocks(blocks *b, void *buf, int64_t nblocks, int64_t count) {
-	if (ddtgoUnpack(b->ti.pin, b->tmp, nblocks * b->blk, buf, nblocks * count) >= 0) count_recv(nblocks * b->blk);
+	if (ddt_unpack(&b->ti, b->tmp, nblocks * b->blk, buf, nblocks * count) >= 0) count_recv(nblocks * b->blk);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -746,7 +749,7 @@ static void vblocks_free(vblocks *v) {
 static int vpack(vblocks *v, const void *buf, const int counts[], const int displs[], int first, int n) {
 	for (int i = first; i < first + n; i++) {
 		if (!counts[i]) continue;
-		if (ddtgoPack(v->ti.pin, at(buf, displs[i], v->ti.extent), counts[i], (char *)v->tmp + v->dsp[i], v->cnt[i]) != v->cnt[i])
+		if (ddt_pack(&v->ti, at(buf, displs[i], v->ti.extent), counts[i], (char *)v->tmp + v->dsp[i], v->cnt[i]) != v->cnt[i])
 			return 0;
 		count_send(v->cnt[i]);
 	}
@@ -756,7 +759,7 @@ static int vpack(vblocks *v, const void *buf, const int counts[], const int disp
 static void vunpack(vblocks *v, void *buf, const int counts[], const int displs[], int size) {
 	for (int i = 0; i < size; i++) {
 		if (!counts[i]) continue;
-		if (ddtgoUnpack(v->ti.pin, (char *)v->tmp + v->dsp[i], v->cnt[i], at(buf, displs[i], v->ti.extent), counts[i]) >= 0)
+		if (ddt_unpack(&v->ti, (char *)v->tmp + v->dsp[i], v->cnt[i], at(buf, displs[i], v->ti.extent), counts[i]) >= 0)
 			count_recv(v->cnt[i]);
 	}
 }
@@ -897,7 +900,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 			ddt_tinfo ti;
 			const char *b = (const char *)sendbuf + sdispls[i];
 			int64_t k = -1;
-			if (ddt_served(sendtypes[i], &ti)) k = ddtgoPack(ti.pin, (void *)b, sendcounts[i], (char *)stmp + pos, stot - pos);
+			if (ddt_served(sendtypes[i], &ti)) k = ddt_pack(&ti, b, sendcounts[i], (char *)stmp + pos, stot - pos);
 			if (k >= 0) {
 				count_send(k);
 				pos += (int)k;
@@ -923,7 +926,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 			ddt_tinfo ti;
 			char *b = (char *)recvbuf + rdispls[i];
 			if (ddt_served(recvtypes[i], &ti) &&
-				ddtgoUnpack(ti.pin, (char *)rtmp + rd[i], rc_[i], b, recvcounts[i]) >= 0) {
+				ddt_unpack(&ti, (char *)rtmp + rd[i], rc_[i], b, recvcounts[i]) >= 0) {
 				count_recv(rc_[i]);
 			} else {
 				int p = rd[i];

@@ -10,6 +10,14 @@ typedef struct {
 	int64_t size, lb, extent, true_lb, true_extent;
 } ddt_bounds;
 
+// ddt_native is the generated whole-message code of a served type, which
+// the C layer calls directly (ddt.Committed.NativeCode); pack is 0 until
+// that code exists.
+typedef struct {
+	uintptr_t pack, unpack;
+	int64_t max;
+} ddt_native;
+
 // Combiners as the Go side numbers them (package datatype's Combiner).
 enum {
 	DDT_DUP = 1, DDT_CONTIGUOUS, DDT_VECTOR, DDT_HVECTOR, DDT_INDEXED,

@@ -270,12 +270,23 @@ func image(t *datatype.Type, base unsafe.Pointer, count int64) ([]byte, int64, b
 	return unsafe.Slice((*byte)(unsafe.Add(base, lo)), hi-lo), -lo, true
 }
 
+// native fills nat with the native code of e once it exists.
+func native(e *entry, nat *C.ddt_native) {
+	if nat == nil || nat.pack != 0 {
+		return
+	}
+	if p, u, m, ok := e.c.NativeCode(); ok && p != 0 && u != 0 && m > 0 {
+		nat.pack, nat.unpack, nat.max = C.uintptr_t(p), C.uintptr_t(u), C.int64_t(m)
+	}
+}
+
 // ddtgoPack packs count instances at src into dst, which holds room bytes,
 // and returns the number of bytes written, or -1 if it did nothing (the
-// C layer then leaves the call to the MPI library).
+// C layer then leaves the call to the MPI library). When nat is not nil
+// it receives the type's native code once that exists.
 //
 //export ddtgoPack
-func ddtgoPack(pin C.int32_t, src unsafe.Pointer, count C.int64_t, dst unsafe.Pointer, room C.int64_t) (n C.int64_t) {
+func ddtgoPack(pin C.int32_t, src unsafe.Pointer, count C.int64_t, dst unsafe.Pointer, room C.int64_t, nat *C.ddt_native) (n C.int64_t) {
 	defer func() {
 		if recover() != nil {
 			n = -1
@@ -293,6 +304,7 @@ func ddtgoPack(pin C.int32_t, src unsafe.Pointer, count C.int64_t, dst unsafe.Po
 	if err != nil {
 		return -1
 	}
+	native(e, nat)
 	return C.int64_t(k)
 }
 
@@ -301,7 +313,7 @@ func ddtgoPack(pin C.int32_t, src unsafe.Pointer, count C.int64_t, dst unsafe.Po
 // bytes used, or -1 if it did nothing.
 //
 //export ddtgoUnpack
-func ddtgoUnpack(pin C.int32_t, src unsafe.Pointer, n C.int64_t, dst unsafe.Pointer, count C.int64_t) (used C.int64_t) {
+func ddtgoUnpack(pin C.int32_t, src unsafe.Pointer, n C.int64_t, dst unsafe.Pointer, count C.int64_t, nat *C.ddt_native) (used C.int64_t) {
 	defer func() {
 		if recover() != nil {
 			used = -1
@@ -325,6 +337,7 @@ func ddtgoUnpack(pin C.int32_t, src unsafe.Pointer, n C.int64_t, dst unsafe.Poin
 		if err != nil {
 			return -1
 		}
+		native(e, nat)
 		return C.int64_t(k)
 	}
 	u, err := e.c.NewUnpacker(img, origin, int64(count))

@@ -208,6 +208,9 @@ func TestPrograms(t *testing.T) {
 							if sum(st, "packs") < int64(7*np) || sum(st, "unpacks") < int64(5*np) {
 								t.Errorf("pack: too few packs or unpacks served:\n%s", with.stderr)
 							}
+							if sum(st, "fallback") < int64(np) {
+								t.Errorf("pack: the f90 type is not counted as a fallback:\n%s", with.stderr)
+							}
 							if runtime.GOARCH == "amd64" && os.Getenv("DDT_NOJIT") != "1" && sum(st, "native") == 0 {
 								t.Errorf("pack: the generated code never ran from C:\n%s", with.stderr)
 							}
@@ -305,4 +308,62 @@ func mustLook(t *testing.T, name string) string {
 		t.Skipf("%s not found", name)
 	}
 	return p
+}
+
+// TestFortran runs a Fortran program (mpif90) with the library: the
+// bindings of both MPIs call PMPI directly, so the library's Fortran entry
+// points (lib/fortran.c) must serve the program's types.
+func TestFortran(t *testing.T) {
+	for _, m := range mpis {
+		t.Run(m.name, func(t *testing.T) {
+			b := setup(t, m)
+			if _, err := exec.LookPath(m.mpif90); err != nil {
+				t.Skipf("%s not found: no Fortran test", m.mpif90)
+			}
+			prog := filepath.Join(b.dir, "smoke-fortran")
+			if out, err := exec.Command(m.mpif90, "-o", prog, filepath.Join("testdata", "smoke.f90")).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", m.mpif90, err, out)
+			}
+			for _, np := range []int{2, 4} {
+				r := run(t, m, np, b.lib, []string{"DDT_MPI_STATS=1"}, prog)
+				if r.err != nil || strings.TrimSpace(r.stdout) != "ok fortran" {
+					t.Fatalf("-np %d: %v\n%s%s", np, r.err, r.stdout, r.stderr)
+				}
+				st := stats(t, r.stderr, np)
+				if sum(st, "mirrored") != int64(np) || sum(st, "packs") != int64(np) || sum(st, "sends") == 0 || sum(st, "recvs") == 0 {
+					t.Errorf("-np %d: ddt did not serve the Fortran program:\n%s", np, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestPython runs an mpi4py program with the library of the MPI that
+// mpi4py is built against.
+func TestPython(t *testing.T) {
+	py := "/usr/bin/python3"
+	out, err := exec.Command(py, "-c", "from mpi4py import MPI; print(MPI.Get_library_version())").CombinedOutput()
+	if err != nil {
+		t.Skipf("mpi4py is not installed for %s: %v", py, err)
+	}
+	var m mpi
+	switch v := string(out); {
+	case strings.Contains(v, "Open MPI"):
+		m = mpis[1]
+	case strings.Contains(v, "MPICH"):
+		m = mpis[0]
+	default:
+		t.Skipf("mpi4py's MPI is neither MPICH nor Open MPI: %s", v)
+	}
+	b := setup(t, m)
+	for _, np := range []int{2, 4} {
+		r := run(t, m, np, b.lib, []string{"DDT_MPI_STATS=1"}, py, filepath.Join("testdata", "smoke.py"))
+		if r.err != nil || strings.TrimSpace(r.stdout) != "ok python" {
+			t.Fatalf("-np %d: %v\n%s%s", np, r.err, r.stdout, r.stderr)
+		}
+		st := stats(t, r.stderr, np)
+		if sum(st, "mirrored") != int64(np) || sum(st, "packs") != int64(np) || sum(st, "sends") == 0 || sum(st, "recvs") == 0 {
+			t.Errorf("-np %d: ddt did not serve the Python program:\n%s", np, r.stderr)
+		}
+	}
 }

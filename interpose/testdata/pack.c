@@ -173,6 +173,19 @@ int main(int argc, char **argv) {
 	ok("pack_c");
 #endif
 
+	/* a type built on one the library did not see created (an f90 type):
+	   left to MPI, which still packs it right */
+	MPI_Datatype r8, vr;
+	MPI_Type_create_f90_real(15, MPI_UNDEFINED, &r8);
+	MPI_Type_vector(3, 1, 2, r8, &vr);
+	MPI_Type_commit(&vr);
+	double fa[6] = {1, 2, 3, 4, 5, 6}, fb[3];
+	int fpos = 0;
+	CHECK(MPI_Pack(fa, 1, vr, fb, sizeof fb, &fpos, MPI_COMM_WORLD) == MPI_SUCCESS && fpos == 24, "f90 pack");
+	CHECK(fb[0] == 1 && fb[1] == 3 && fb[2] == 5, "f90 pack bytes");
+	MPI_Type_free(&vr);
+	ok("fallback");
+
 	/* many packs and unpacks of varying counts, each checked: the library
 	   moves from ddt's engines to their generated code on the way */
 	double *img = malloc(sizeof(double) * N * N);

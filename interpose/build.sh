@@ -47,11 +47,14 @@ if [ -z "$cflags$ldflags" ]; then
 	exit 1
 fi
 
+# asyncpreemptoff: the Go runtime of the library never signals its threads
+# (SIGURG) to preempt them; mpirun, which loads the library too when
+# LD_PRELOAD is set for it, would forward the signal to the job and say so.
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 (
 	cd "$ROOT"
 	CGO_ENABLED=1 CGO_CFLAGS="-O2 $cflags" CGO_LDFLAGS="$ldflags" \
-		go build -buildmode=c-shared -tags ddtinterpose -trimpath -o "$TMP/libddtmpi.so" ./interpose/lib
+		go build -buildmode=c-shared -tags ddtinterpose -trimpath -ldflags=-X=runtime.godebugDefault=asyncpreemptoff=1 -o "$TMP/libddtmpi.so" ./interpose/lib
 )
 mv -f "$TMP/libddtmpi.so" "$OUT"

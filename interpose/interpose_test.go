@@ -200,6 +200,15 @@ func TestPrograms(t *testing.T) {
 							t.Errorf("output with the library:\n%s\nwithout:\n%s", with.stdout, plain.stdout)
 						}
 						st := stats(t, with.stderr, np)
+						known := map[string]bool{}
+						for _, l := range strings.Split(plain.stderr, "\n") {
+							known[l] = true
+						}
+						for _, l := range strings.Split(with.stderr, "\n") {
+							if !known[l] && !strings.HasPrefix(l, "ddt-mpi: ") {
+								t.Errorf("output of the library: %q", l)
+							}
+						}
 						if sum(st, "types") == 0 || sum(st, "mirrored") == 0 || sum(st, "bytes") == 0 {
 							t.Errorf("ddt served nothing:\n%s", with.stderr)
 						}

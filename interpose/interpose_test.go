@@ -81,8 +81,8 @@ func setup(t *testing.T, m mpi) *build {
 			b.err = fmt.Errorf("build.sh %s: %v\n%s", m.name, err, out)
 			return
 		}
-		for _, p := range []string{"pack", "p2p", "coll", "err"} {
-			out, err := exec.Command(m.mpicc, "-O1", "-o", filepath.Join(b.dir, p), filepath.Join("testdata", p+".c")).CombinedOutput()
+		for _, p := range []string{"pack", "p2p", "coll", "err", "threads"} {
+			out, err := exec.Command(m.mpicc, "-O1", "-pthread", "-o", filepath.Join(b.dir, p), filepath.Join("testdata", p+".c")).CombinedOutput()
 			if err != nil {
 				b.err = fmt.Errorf("%s %s.c: %v\n%s", m.mpicc, p, err, out)
 				return
@@ -185,7 +185,7 @@ func TestPrograms(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			b := setup(t, m)
 			for _, np := range []int{2, 4} {
-				for _, p := range []string{"pack", "p2p", "coll", "err"} {
+				for _, p := range []string{"pack", "p2p", "coll", "err", "threads"} {
 					t.Run(fmt.Sprintf("%s-np%d", p, np), func(t *testing.T) {
 						prog := filepath.Join(b.dir, p)
 						plain := run(t, m, np, "", nil, prog)
@@ -223,7 +223,7 @@ func TestPrograms(t *testing.T) {
 							if runtime.GOARCH == "amd64" && os.Getenv("DDT_NOJIT") != "1" && sum(st, "native") == 0 {
 								t.Errorf("pack: the generated code never ran from C:\n%s", with.stderr)
 							}
-						case "p2p", "coll":
+						case "p2p", "coll", "threads":
 							if sum(st, "sends") == 0 || sum(st, "recvs") == 0 {
 								t.Errorf("%s: no sends or receives served:\n%s", p, with.stderr)
 							}

@@ -131,15 +131,33 @@ static void finish(pend *p, const MPI_Status *st) {
 	p->active = 0;
 }
 
-// done completes the operation of old, a request that MPI just completed.
-static void done(MPI_Request old, const MPI_Status *st) {
-	if (old == MPI_REQUEST_NULL) return;
-	pend *p = pget(old, 0);
+// A completion call claims the pending records of its requests before it
+// calls MPI: while a request is active its handle cannot be reused, so the
+// record found is the request's own (after MPI completes a request, another
+// thread may get the same handle for a new one). Records of persistent
+// requests stay in the table (their handles live until freed).
+static pend *claim(MPI_Request r) {
+	if (r == MPI_REQUEST_NULL) return NULL;
+	pend *p = pget(r, 0);
+	if (p && !p->persistent) p = pget(r, 1);
+	return p;
+}
+
+// settle finishes the claimed record p of request old once MPI completed
+// it (completed, status st; now is the handle MPI left, MPI_REQUEST_NULL
+// for a freed request), or puts it back.
+static void settle(pend *p, MPI_Request old, MPI_Request now, int completed, const MPI_Status *st) {
 	if (!p) return;
-	if (!p->persistent) p = pget(old, 1);
-	if (!p) return;
-	finish(p, st);
-	if (!p->persistent) prelease(p);
+	if (!p->persistent) {
+		if (completed && now == MPI_REQUEST_NULL) {
+			finish(p, st);
+			prelease(p);
+		} else {
+			preg(old, p);
+		}
+	} else if (completed && p->active) {
+		finish(p, st);
+	}
 }
 
 static int tracking(void) { return ddt_on && atomic_load_explicit(&npending, memory_order_relaxed) > 0; }
@@ -212,9 +230,10 @@ int MPI_Request_free(MPI_Request *request) {
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 	if (!tracking() || !request) return PMPI_Wait(request, status);
 	MPI_Request old = *request;
+	pend *p = claim(old);
 	MPI_Status st;
 	int rc = PMPI_Wait(request, &st);
-	done(old, &st);
+	settle(p, old, *request, rc == MPI_SUCCESS || *request == MPI_REQUEST_NULL, &st);
 	if (status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
 }
@@ -222,108 +241,129 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 	if (!tracking() || !request || !flag) return PMPI_Test(request, flag, status);
 	MPI_Request old = *request;
+	pend *p = claim(old);
 	MPI_Status st;
+	*flag = 0;
 	int rc = PMPI_Test(request, flag, &st);
-	if (*flag) {
-		done(old, &st);
-		if (status != MPI_STATUS_IGNORE) *status = st;
-	}
+	settle(p, old, *request, *flag, &st);
+	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
 }
 
-#define SAVE(n, reqs)                                                                        \
-	MPI_Request obuf[16], *old = (n) <= 16 ? obuf : malloc(sizeof(MPI_Request) * (size_t)(n)); \
-	if (old) memcpy(old, reqs, sizeof(MPI_Request) * (size_t)(n));
-#define UNSAVE() if (old != obuf) free(old);
+// claims holds the requests of an array call and their claimed records.
+typedef struct {
+	int n;
+	MPI_Request obuf[16], *old;
+	pend *pbuf[16], **p;
+	char dbuf[16], *done;
+} claims;
+
+static int claim_all(claims *c, int n, MPI_Request reqs[]) {
+	c->n = n;
+	c->old = n <= 16 ? c->obuf : malloc(sizeof(MPI_Request) * (size_t)n);
+	c->p = n <= 16 ? c->pbuf : malloc(sizeof(pend *) * (size_t)n);
+	c->done = n <= 16 ? c->dbuf : malloc((size_t)n);
+	if (!c->old || !c->p || !c->done) {
+		if (c->old != c->obuf) free(c->old);
+		if (c->p != c->pbuf) free(c->p);
+		if (c->done != c->dbuf) free(c->done);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		c->old[i] = reqs[i];
+		c->p[i] = claim(reqs[i]);
+		c->done[i] = 0;
+	}
+	return 1;
+}
+
+// settle_one settles request i as completed with status st.
+static void settle_one(claims *c, MPI_Request reqs[], int i, const MPI_Status *st) {
+	if (i < 0 || i >= c->n || c->done[i]) return;
+	settle(c->p[i], c->old[i], reqs[i], 1, st);
+	c->done[i] = 1;
+}
+
+// settle_rest puts back the records of the requests not completed, and
+// releases the arrays.
+static void settle_rest(claims *c, MPI_Request reqs[]) {
+	for (int i = 0; i < c->n; i++)
+		if (!c->done[i]) settle(c->p[i], c->old[i], reqs[i], 0, NULL);
+	if (c->old != c->obuf) free(c->old);
+	if (c->p != c->pbuf) free(c->p);
+	if (c->done != c->dbuf) free(c->done);
+}
 
 int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status) {
-	if (!tracking() || count <= 0 || !reqs || !index) return PMPI_Waitany(count, reqs, index, status);
-	SAVE(count, reqs)
-	if (!old) return PMPI_Waitany(count, reqs, index, status);
+	claims c;
+	if (!tracking() || count <= 0 || !reqs || !index || !claim_all(&c, count, reqs))
+		return PMPI_Waitany(count, reqs, index, status);
 	MPI_Status st;
 	int rc = PMPI_Waitany(count, reqs, index, &st);
-	if (*index != MPI_UNDEFINED && *index >= 0 && *index < count) done(old[*index], &st);
+	if (*index != MPI_UNDEFINED) settle_one(&c, reqs, *index, &st);
+	settle_rest(&c, reqs);
 	if (status != MPI_STATUS_IGNORE) *status = st;
-	UNSAVE()
 	return rc;
 }
 
 int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
-	if (!tracking() || count <= 0 || !reqs || !index || !flag) return PMPI_Testany(count, reqs, index, flag, status);
-	SAVE(count, reqs)
-	if (!old) return PMPI_Testany(count, reqs, index, flag, status);
+	claims c;
+	if (!tracking() || count <= 0 || !reqs || !index || !flag || !claim_all(&c, count, reqs))
+		return PMPI_Testany(count, reqs, index, flag, status);
 	MPI_Status st;
+	*flag = 0;
 	int rc = PMPI_Testany(count, reqs, index, flag, &st);
-	if (*flag) {
-		if (*index != MPI_UNDEFINED && *index >= 0 && *index < count) done(old[*index], &st);
-		if (status != MPI_STATUS_IGNORE) *status = st;
-	}
-	UNSAVE()
+	if (*flag && *index != MPI_UNDEFINED) settle_one(&c, reqs, *index, &st);
+	settle_rest(&c, reqs);
+	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
 }
 
-static void done_all(int count, MPI_Request *old, MPI_Status *sts, int rc) {
-	if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return;
-	for (int i = 0; i < count; i++) {
-		if (rc == MPI_ERR_IN_STATUS && sts[i].MPI_ERROR == MPI_ERR_PENDING) continue;
-		done(old[i], &sts[i]);
+static int all(int test, int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
+	claims c;
+	MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? malloc(sizeof(MPI_Status) * (size_t)count) : statuses;
+	if (!sts || !claim_all(&c, count, reqs)) {
+		if (sts != statuses) free(sts);
+		return test ? PMPI_Testall(count, reqs, flag, statuses) : PMPI_Waitall(count, reqs, statuses);
 	}
+	int f = 1;
+	int rc = test ? PMPI_Testall(count, reqs, &f, sts) : PMPI_Waitall(count, reqs, sts);
+	if (f && (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)) {
+		for (int i = 0; i < count; i++) {
+			if (rc == MPI_ERR_IN_STATUS && sts[i].MPI_ERROR == MPI_ERR_PENDING) continue;
+			settle_one(&c, reqs, i, &sts[i]);
+		}
+	}
+	settle_rest(&c, reqs);
+	if (sts != statuses) free(sts);
+	if (test) *flag = f;
+	return rc;
 }
 
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
 	if (!tracking() || count <= 0 || !reqs) return PMPI_Waitall(count, reqs, statuses);
-	SAVE(count, reqs)
-	MPI_Status *sts = statuses;
-	if (statuses == MPI_STATUSES_IGNORE) sts = malloc(sizeof(MPI_Status) * (size_t)count);
-	if (!old || !sts) {
-		UNSAVE()
-		if (sts != statuses) free(sts);
-		return PMPI_Waitall(count, reqs, statuses);
-	}
-	int rc = PMPI_Waitall(count, reqs, sts);
-	done_all(count, old, sts, rc);
-	if (sts != statuses) free(sts);
-	UNSAVE()
-	return rc;
+	return all(0, count, reqs, NULL, statuses);
 }
 
 int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
 	if (!tracking() || count <= 0 || !reqs || !flag) return PMPI_Testall(count, reqs, flag, statuses);
-	SAVE(count, reqs)
-	MPI_Status *sts = statuses;
-	if (statuses == MPI_STATUSES_IGNORE) sts = malloc(sizeof(MPI_Status) * (size_t)count);
-	if (!old || !sts) {
-		UNSAVE()
-		if (sts != statuses) free(sts);
-		return PMPI_Testall(count, reqs, flag, statuses);
-	}
-	int rc = PMPI_Testall(count, reqs, flag, sts);
-	if (*flag) done_all(count, old, sts, rc);
-	if (sts != statuses) free(sts);
-	UNSAVE()
-	return rc;
+	return all(1, count, reqs, flag, statuses);
 }
 
 static int some(int test, int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]) {
-	SAVE(incount, reqs)
-	MPI_Status *sts = statuses;
-	if (statuses == MPI_STATUSES_IGNORE) sts = malloc(sizeof(MPI_Status) * (size_t)incount);
-	if (!old || !sts) {
-		UNSAVE()
+	claims c;
+	MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? malloc(sizeof(MPI_Status) * (size_t)incount) : statuses;
+	if (!sts || !claim_all(&c, incount, reqs)) {
 		if (sts != statuses) free(sts);
 		return test ? PMPI_Testsome(incount, reqs, outcount, indices, statuses)
 			    : PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
 	}
 	int rc = test ? PMPI_Testsome(incount, reqs, outcount, indices, sts)
 		      : PMPI_Waitsome(incount, reqs, outcount, indices, sts);
-	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
-		for (int k = 0; k < *outcount; k++) {
-			int i = indices[k];
-			if (i >= 0 && i < incount) done(old[i], &sts[k]);
-		}
-	}
+	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
+		for (int k = 0; k < *outcount; k++) settle_one(&c, reqs, indices[k], &sts[k]);
+	settle_rest(&c, reqs);
 	if (sts != statuses) free(sts);
-	UNSAVE()
 	return rc;
 }
 

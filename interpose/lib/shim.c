@@ -349,11 +349,11 @@ int MPI_Type_commit(MPI_Datatype *datatype) {
 	return rc;
 }
 
+// MPI_Type_free drops the mirror before MPI frees the type: once MPI has
+// freed it, another thread may get the same handle for a new type.
 int MPI_Type_free(MPI_Datatype *datatype) {
-	MPI_Datatype t = datatype ? *datatype : MPI_DATATYPE_NULL;
-	int rc = PMPI_Type_free(datatype);
-	if (rc == MPI_SUCCESS && ddt_on && ddtgoFree(DDT_H(t))) tremove(DDT_H(t));
-	return rc;
+	if (ddt_on && datatype && *datatype != MPI_DATATYPE_NULL && ddtgoFree(DDT_H(*datatype))) tremove(DDT_H(*datatype));
+	return PMPI_Type_free(datatype);
 }
 
 static void ref_types(int n, MPI_Datatype *ts) {

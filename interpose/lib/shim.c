@@ -278,6 +278,21 @@ static void ddt_setup(void) {
 	P(MPI_COMPLEX8, "c_float_complex") P(MPI_COMPLEX16, "c_double_complex")
 	P(MPI_CXX_BOOL, "c_bool") P(MPI_CXX_FLOAT_COMPLEX, "c_float_complex")
 	P(MPI_CXX_DOUBLE_COMPLEX, "c_double_complex")
+#ifdef MPI_LOGICAL1
+	P(MPI_LOGICAL1, "int8_t")
+#endif
+#ifdef MPI_LOGICAL2
+	P(MPI_LOGICAL2, "int16_t")
+#endif
+#ifdef MPI_LOGICAL4
+	P(MPI_LOGICAL4, "int32_t")
+#endif
+#ifdef MPI_LOGICAL8
+	P(MPI_LOGICAL8, "int64_t")
+#endif
+#ifdef MPI_CXX_LONG_DOUBLE_COMPLEX
+	P(MPI_CXX_LONG_DOUBLE_COMPLEX, "c_long_double_complex")
+#endif
 #undef P
 }
 

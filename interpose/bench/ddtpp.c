@@ -4,6 +4,9 @@
  * harness's layouts and the DDTBench layouts), for one MPI library, with
  * or without the ddt interposition library preloaded (run.sh runs both).
  *
+ * Options: -f PREFIXES (layout ids), -s SIZES (size letters, e.g. ML), -r N
+ * (ping-pong samples, default 12).
+ *
  *   ddtpp -m pack [-f PREFIXES]     singleton: pack/unpack, one "R" line per
  *                                   layout in the anchors harness's format
  *                                   (mpipack.c print_header), so that its
@@ -47,6 +50,7 @@ typedef struct {
 #define REPS 12
 
 static const char *g_impl = "mpi";
+static int g_pp_reps = REPS; /* -r: ping-pong samples (at most REPS) */
 
 static double now(void)
 {
@@ -293,11 +297,11 @@ static void run_pp(int rank, const Layout *l)
         k *= 2;
     }
     double s[REPS];
-    for (int r = 0; r < REPS; r++)
+    for (int r = 0; r < g_pp_reps; r++)
         s[r] = pp_sample(rank, &c, k) / k;
     if (rank == 0) {
         printf("P\t%s\t%s\t%s\t%s\t%ld\t%.1f\t%s\n", g_impl, l->id, l->size, l->param, packed,
-               median(s, REPS) * 1e9, check);
+               median(s, g_pp_reps) * 1e9, check);
         fflush(stdout);
     }
     free(img);
@@ -311,13 +315,19 @@ int main(int argc, char **argv)
     int rank, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    const char *mode = "pack", *filter = NULL;
+    const char *mode = "pack", *filter = NULL, *sizes = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-m"))
             mode = argv[i + 1];
         else if (!strcmp(argv[i], "-f"))
             filter = argv[i + 1];
+        else if (!strcmp(argv[i], "-s"))
+            sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "-r"))
+            g_pp_reps = atoi(argv[i + 1]);
     }
+    if (g_pp_reps < 1 || g_pp_reps > REPS)
+        g_pp_reps = REPS;
     if (getenv("BENCH_IMPL"))
         g_impl = getenv("BENCH_IMPL");
     if (!strcmp(mode, "pp") && np != 2) {
@@ -327,7 +337,7 @@ int main(int argc, char **argv)
         return 2;
     }
     for (int i = 0; i < NL; i++) {
-        if (!matches(LAYOUTS[i].id, filter))
+        if (!matches(LAYOUTS[i].id, filter) || (sizes && !strstr(sizes, LAYOUTS[i].size)))
             continue;
         if (!strcmp(mode, "pp"))
             run_pp(rank, &LAYOUTS[i]);

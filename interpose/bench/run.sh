@@ -22,6 +22,7 @@
 #
 # Environment: ROUNDS (2), GROUPS_ (harness prefixes, default all),
 # PPGROUPS_ (ping-pong prefixes, default all), DDTBENCH (small,medium,large),
+# PPDDTSIZES (DDTBench sizes in the ping-pong: ML), PPREPS (its samples: 6),
 # MPIS ("mpich openmpi"), LIB_MPICH / LIB_OPENMPI (prebuilt libraries),
 # ANCHORS (../shared/anchors), OUT (results directory).
 set -euo pipefail
@@ -33,6 +34,8 @@ HARNESS=$ANCHORS/mpipack
 ROUNDS=${ROUNDS:-2}
 GROUPS_=${GROUPS_:-"L1 L2 L3 L4 L5 L6 L7 L8"}
 DDTBENCH=${DDTBENCH:-small,medium,large}
+PPDDTSIZES=${PPDDTSIZES:-ML} # DDTBench configurations in the ping-pong (small ones are < 64 KB)
+PPREPS=${PPREPS:-6}          # ping-pong samples per process
 read -r -a MPIS <<< "${MPIS:-mpich openmpi}"
 OUT=${OUT:-"$HERE/results/$(date +%Y%m%d-%H%M%S)"}
 mkdir -p "$OUT/raw" "$OUT/build"
@@ -83,7 +86,8 @@ pp() {
     echo "== interpose/bench: MPI_Pack/Unpack and derived-datatype ping-pong, without and with libddtmpi ($(date -u '+%Y-%m-%d %H:%M UTC'))"
     echo "ddt $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'); machine: nproc=$(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     echo "packages: $(dpkg-query -W -f='${Package} ${Version}\n' libmpich-dev libopenmpi-dev 2>/dev/null | paste -sd, | sed 's/,/, /g')"
-    echo "method: ${ROUNDS} round(s), each build once per layout group per round (order rotated); per process median of 12 samples >= 2.5 ms; table: min over rounds"
+    echo "method: ${ROUNDS} round(s), each build once per layout group per round (order rotated); per process median of 12 samples >= 2.5 ms"
+    echo "  (ping-pong: ${PPREPS} samples of >= 2.5 ms of round trips, DDTBench sizes ${PPDDTSIZES}); table: min over rounds"
 } > "$OUT/header.txt"
 
 gi=0
@@ -106,7 +110,9 @@ for r in $(seq 1 "$ROUNDS"); do
         for ((j = 0; j < NB; j++)); do
             b=${BUILDS[$(( (gi + j) % NB ))]}
             echo "round $r/$ROUNDS ping-pong $g $b" >&2
-            pp "$b" "$B/ddtpp_${b%+ddt}" -m pp -f "$g" 2>>"$OUT/raw/err" | grep '^P' >> "$OUT/raw/pp-$b.r$r.tsv" || true
+            sz=SMLX
+            [[ "$g" =~ ^L[0-9] ]] || sz=$PPDDTSIZES
+            pp "$b" "$B/ddtpp_${b%+ddt}" -m pp -f "$g" -s "$sz" -r "$PPREPS" 2>>"$OUT/raw/err" | grep '^P' >> "$OUT/raw/pp-$b.r$r.tsv" || true
         done
         gi=$((gi + 1))
     done

@@ -818,3 +818,58 @@ func firstLines(s string, n int) string {
 	}
 	return strings.Join(l, "\n")
 }
+
+var flagCLI = flag.Int("agree.cli", 8, "types also packed and unpacked by the ddt command (ddt pack, ddt unpack)")
+
+// TestCommand checks the reference the other runs are held to against the
+// ddt command itself: `ddt pack` and `ddt unpack` (cmd/ddt) of the first
+// types, count 2, give the bytes and images Committed.Pack and Unpack give.
+func TestCommand(t *testing.T) {
+	if testing.Short() || *flagCLI <= 0 {
+		t.Skip("ddt command check skipped")
+	}
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "ddt")
+	if out, err := exec.Command("go", "build", "-o", exe, "github.com/ddtlab/ddt/cmd/ddt").CombinedOutput(); err != nil {
+		t.Fatalf("go build cmd/ddt: %v\n%s", err, out)
+	}
+	cs := genCases(t)
+	for i, c := range cs[:min(*flagCLI, len(cs))] {
+		const count = 2
+		lo, hi, err := c.t.Span(count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := filepath.Join(dir, fmt.Sprintf("t%d.ddt", i))
+		img, packed, stream, out := src+".img", src+".packed", src+".stream", src+".out"
+		write := func(p string, b []byte) {
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(src, []byte(lang.Format(c.t)+"\n"))
+		write(img, patterned(lo, hi, 1))
+		origin := strconv.FormatInt(-lo, 10)
+		if b, err := exec.Command(exe, "pack", src, "--count", "2", "--in", img, "--out", packed, "--origin", origin).CombinedOutput(); err != nil {
+			t.Fatalf("type %d: ddt pack: %v\n%s\n%s", i, err, b, lang.Format(c.t))
+		}
+		got, _ := os.ReadFile(packed)
+		want, msg := c.pack(count)
+		if msg != "" || !bytes.Equal(got, want) {
+			t.Errorf("type %d: ddt pack gives %d bytes, Committed.Pack %d (%s)\n%s", i, len(got), len(want), msg, lang.Format(c.t))
+		}
+		write(stream, c.stream2(count))
+		write(out, patterned(lo, hi, 3))
+		if b, err := exec.Command(exe, "unpack", src, "--count", "2", "--in", stream, "--out", out, "--origin", origin).CombinedOutput(); err != nil {
+			t.Fatalf("type %d: ddt unpack: %v\n%s", i, err, b)
+		}
+		got, _ = os.ReadFile(out)
+		wantImg := patterned(lo, hi, 3)
+		if _, err := c.c.Unpack(wantImg, c.stream2(count), -lo, count); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, wantImg) {
+			t.Errorf("type %d: ddt unpack's image differs from Committed.Unpack's\n%s", i, lang.Format(c.t))
+		}
+	}
+}

@@ -223,7 +223,15 @@ func TestPrograms(t *testing.T) {
 							if runtime.GOARCH == "amd64" && os.Getenv("DDT_NOJIT") != "1" && sum(st, "native") == 0 {
 								t.Errorf("pack: the generated code never ran from C:\n%s", with.stderr)
 							}
-						case "p2p", "coll", "threads":
+						case "p2p":
+							// every rank has a peer (np is even) and moves 19
+							// messages each way of derived types (p2p.c)
+							for _, s := range st {
+								if s["sends"] != 19 || s["recvs"] != 19 {
+									t.Errorf("p2p: %d sends and %d receives served, want 19 and 19:\n%s", s["sends"], s["recvs"], with.stderr)
+								}
+							}
+						case "coll", "threads":
 							if sum(st, "sends") == 0 || sum(st, "recvs") == 0 {
 								t.Errorf("%s: no sends or receives served:\n%s", p, with.stderr)
 							}

@@ -787,21 +787,25 @@ static void vblocks_free(vblocks *v) {
 }
 
 static int vpack(vblocks *v, const void *buf, const int counts[], const int displs[], int first, int n) {
+	int64_t sum = 0;
 	for (int i = first; i < first + n; i++) {
 		if (!counts[i]) continue;
 		if (ddt_pack(&v->ti, at(buf, displs[i], v->ti.extent), counts[i], (char *)v->tmp + v->dsp[i], v->cnt[i]) != v->cnt[i])
 			return 0;
-		count_send(v->cnt[i]);
+		sum += v->cnt[i];
 	}
+	if (sum) count_send(sum); // one operation
 	return 1;
 }
 
 static void vunpack(vblocks *v, void *buf, const int counts[], const int displs[], int size) {
+	int64_t sum = 0;
 	for (int i = 0; i < size; i++) {
 		if (!counts[i]) continue;
 		if (ddt_unpack(&v->ti, (char *)v->tmp + v->dsp[i], v->cnt[i], at(buf, displs[i], v->ti.extent), counts[i]) >= 0)
-			count_recv(v->cnt[i]);
+			sum += v->cnt[i];
 	}
+	if (sum) count_recv(sum);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -934,6 +938,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	}
 	int *sc = arr, *sd = arr + size, *rc_ = arr + 2 * size, *rd = arr + 3 * size;
 	int pos = 0;
+	int64_t ssum = 0, rsum = 0;
 	for (int i = 0; i < size; i++) {
 		sd[i] = pos;
 		if (sendcounts[i]) {
@@ -942,7 +947,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 			int64_t k = -1;
 			if (ddt_served(sendtypes[i], &ti)) k = ddt_pack(&ti, b, sendcounts[i], (char *)stmp + pos, stot - pos);
 			if (k >= 0) {
-				count_send(k);
+				ssum += k;
 				pos += (int)k;
 			} else if (PMPI_Pack(b, sendcounts[i], sendtypes[i], stmp, (int)stot, &pos, comm) != MPI_SUCCESS) {
 				free(arr), ddt_buf_put(stmp, stot), ddt_buf_put(rtmp, rtot);
@@ -959,6 +964,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 		rc_[i] = (int)(sz * recvcounts[i]);
 		off += rc_[i];
 	}
+	if (ssum) count_send(ssum);
 	int rc = PMPI_Alltoallv(stmp, sc, sd, MPI_BYTE, rtmp, rc_, rd, MPI_BYTE, comm);
 	if (rc == MPI_SUCCESS) {
 		for (int i = 0; i < size; i++) {
@@ -967,13 +973,14 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 			char *b = (char *)recvbuf + rdispls[i];
 			if (ddt_served(recvtypes[i], &ti) &&
 				ddt_unpack(&ti, (char *)rtmp + rd[i], rc_[i], b, recvcounts[i]) >= 0) {
-				count_recv(rc_[i]);
+				rsum += rc_[i];
 			} else {
 				int p = rd[i];
 				PMPI_Unpack(rtmp, (int)rtot, &p, b, recvcounts[i], recvtypes[i], comm);
 			}
 		}
 	}
+	if (rsum) count_recv(rsum);
 	free(arr), ddt_buf_put(stmp, stot), ddt_buf_put(rtmp, rtot);
 	return rc;
 pass:

@@ -227,8 +227,8 @@ func TestPrograms(t *testing.T) {
 							// every rank has a peer (np is even) and moves 19
 							// messages each way of derived types (p2p.c)
 							for _, s := range st {
-								if s["sends"] != 19 || s["recvs"] != 19 {
-									t.Errorf("p2p: %d sends and %d receives served, want 19 and 19:\n%s", s["sends"], s["recvs"], with.stderr)
+								if s["sends"] != 20 || s["recvs"] != 20 {
+									t.Errorf("p2p: %d sends and %d receives served, want 20 and 20:\n%s", s["sends"], s["recvs"], with.stderr)
 								}
 							}
 						case "coll", "threads":

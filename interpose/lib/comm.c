@@ -319,6 +319,21 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
 	return rc;
 }
 
+// MPI_Request_get_status: a receive that MPI reports complete is unpacked
+// now (the request stays; its completion call will not unpack again).
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+	if (!tracking() || !flag) return PMPI_Request_get_status(request, flag, status);
+	MPI_Status st;
+	*flag = 0;
+	int rc = PMPI_Request_get_status(request, flag, &st);
+	if (rc == MPI_SUCCESS && *flag) {
+		pend *p = pget(request, 0);
+		if (p && p->recv && p->active) finish(p, &st);
+	}
+	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+	return rc;
+}
+
 static int all(int test, int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
 	claims c;
 	MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? malloc(sizeof(MPI_Status) * (size_t)count) : statuses;

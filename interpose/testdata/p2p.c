@@ -205,6 +205,20 @@ int main(int argc, char **argv) {
 	checkcols("mixed", rm, peer, round, 3, 2);
 	ok("mixed derived and predefined");
 
+	/* MPI_Request_get_status sees the data before the request is freed */
+	setm(sm, rank_, ++round);
+	clear(rm);
+	MPI_Request gr;
+	MPI_Irecv(rm + 1, 2, col1, peer, 90, MPI_COMM_WORLD, &gr);
+	MPI_Send(sm, 2, col1, peer, 90, MPI_COMM_WORLD);
+	flag = 0;
+	while (!flag) MPI_Request_get_status(gr, &flag, &st);
+	checkcols("request_get_status", rm, peer, round, 1, 2);
+	status_counts("request_get_status", &st, col1, 2);
+	MPI_Wait(&gr, &st);
+	checkcols("request_get_status wait", rm, peer, round, 1, 2);
+	ok("request_get_status");
+
 	/* cancel a receive that never matches */
 	MPI_Request cr;
 	MPI_Irecv(rm, 1, col1, peer, 99, MPI_COMM_WORLD, &cr);

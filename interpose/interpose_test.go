@@ -224,11 +224,16 @@ func TestPrograms(t *testing.T) {
 								t.Errorf("pack: the generated code never ran from C:\n%s", with.stderr)
 							}
 						case "p2p":
-							// every rank has a peer (np is even) and moves 19
-							// messages each way of derived types (p2p.c)
+							// every rank has a peer (np is even) and moves 20
+							// messages each way of derived types (p2p.c), 22
+							// with MPICH's large-count forms
+							want := int64(20)
+							if m.name == "mpich" {
+								want = 22
+							}
 							for _, s := range st {
-								if s["sends"] != 20 || s["recvs"] != 20 {
-									t.Errorf("p2p: %d sends and %d receives served, want 20 and 20:\n%s", s["sends"], s["recvs"], with.stderr)
+								if s["sends"] != want || s["recvs"] != want {
+									t.Errorf("p2p: %d sends and %d receives served, want %d and %d:\n%s", s["sends"], s["recvs"], want, want, with.stderr)
 								}
 							}
 						case "coll", "threads":

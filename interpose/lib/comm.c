@@ -51,6 +51,7 @@ static void unpacked(const ddt_tinfo *ti, int32_t pin, void *tmp, int64_t n, con
 }
 
 static int small(int64_t n) { return n <= INT_MAX; }
+static int intra(MPI_Comm comm, int *rank, int *size);
 
 // ---- pending requests -----------------------------------------------------
 
@@ -436,6 +437,105 @@ ISENDLIKE(Isend)
 ISENDLIKE(Issend)
 ISENDLIKE(Irsend)
 ISENDLIKE(Ibsend)
+
+#if MPI_VERSION >= 4
+// The large-count forms (MPI-4): the staged bytes may exceed 2^31-1.
+#define SENDLIKE_C(NAME)                                                                                   \
+	int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,          \
+		MPI_Comm comm) {                                                                                    \
+		ddt_tinfo ti;                                                                                       \
+		int64_t n;                                                                                          \
+		void *tmp;                                                                                          \
+		if (ddt_staged(datatype, count, &ti, &n) && (tmp = packed(&ti, buf, count, n))) {                   \
+			int rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm);                                    \
+			ddt_buf_put(tmp, n);                                                                            \
+			return rc;                                                                                      \
+		}                                                                                                   \
+		return PMPI_##NAME##_c(buf, count, datatype, dest, tag, comm);                                      \
+	}
+SENDLIKE_C(Send)
+SENDLIKE_C(Ssend)
+SENDLIKE_C(Rsend)
+SENDLIKE_C(Bsend)
+
+#define ISENDLIKE_C(NAME)                                                                                  \
+	int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,          \
+		MPI_Comm comm, MPI_Request *request) {                                                              \
+		ddt_tinfo ti;                                                                                       \
+		int64_t n;                                                                                          \
+		void *tmp;                                                                                          \
+		reap(0);                                                                                            \
+		if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = packed(&ti, buf, count, n))) {        \
+			pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                                  \
+			if (p) {                                                                                        \
+				int rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm, request);                       \
+				if (rc == MPI_SUCCESS) preg(*request, p);                                                   \
+				else prelease(p);                                                                           \
+				return rc;                                                                                  \
+			}                                                                                               \
+			ddt_buf_put(tmp, n);                                                                            \
+		}                                                                                                   \
+		return PMPI_##NAME##_c(buf, count, datatype, dest, tag, comm, request);                             \
+	}
+ISENDLIKE_C(Isend)
+ISENDLIKE_C(Issend)
+ISENDLIKE_C(Irsend)
+ISENDLIKE_C(Ibsend)
+
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	MPI_Status *status) {
+	ddt_tinfo ti;
+	int64_t n;
+	void *tmp;
+	if (ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
+		MPI_Status st;
+		int rc = PMPI_Recv_c(tmp, n, MPI_BYTE, source, tag, comm, &st);
+		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, tmp, n, &st, buf, count);
+		ddt_buf_put(tmp, n);
+		if (status != MPI_STATUS_IGNORE) *status = st;
+		return rc;
+	}
+	return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+}
+
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	MPI_Request *request) {
+	ddt_tinfo ti;
+	int64_t n;
+	void *tmp;
+	reap(0);
+	if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
+		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
+		if (p) {
+			int rc = PMPI_Irecv_c(tmp, n, MPI_BYTE, source, tag, comm, request);
+			if (rc == MPI_SUCCESS) preg(*request, p);
+			else prelease(p);
+			return rc;
+		}
+		ddt_buf_put(tmp, n);
+	}
+	return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+}
+
+int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+	ddt_tinfo ti;
+	int64_t n;
+	int rank, size;
+	void *tmp;
+	if (ddt_staged(datatype, count, &ti, &n) && intra(comm, &rank, &size) && (tmp = ddt_buf_get(n))) {
+		if (rank == root && ddt_pack(&ti, buf, count, tmp, n) != n) {
+			ddt_buf_put(tmp, n);
+			return PMPI_Bcast_c(buf, count, datatype, root, comm);
+		}
+		int rc = PMPI_Bcast_c(tmp, n, MPI_BYTE, root, comm);
+		if (rank == root) count_send(n);
+		else if (rc == MPI_SUCCESS && ddt_unpack(&ti, tmp, n, buf, count) == n) count_recv(n);
+		ddt_buf_put(tmp, n);
+		return rc;
+	}
+	return PMPI_Bcast_c(buf, count, datatype, root, comm);
+}
+#endif
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) {
 	ddt_tinfo ti;

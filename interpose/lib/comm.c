@@ -203,6 +203,8 @@ static void reap(int wait) {
 
 void ddt_reap(void) { reap(1); }
 
+int ddt_pending(void) { return atomic_load(&npending) > 0 || atomic_load(&norphans) > 0; }
+
 int MPI_Request_free(MPI_Request *request) {
 	if (!tracking() || !request) return PMPI_Request_free(request);
 	pend *p = pget(*request, 1);

@@ -173,6 +173,28 @@ int main(int argc, char **argv) {
 	ok("pack_c");
 #endif
 
+	/* absolute addresses: a struct of two separate variables, packed from
+	   and unpacked to MPI_BOTTOM */
+	static int xa = 0x11223344;
+	static double xb[2] = {1.5, -2.25};
+	MPI_Aint ad[2];
+	MPI_Get_address(&xa, &ad[0]);
+	MPI_Get_address(xb, &ad[1]);
+	int abl[2] = {1, 2};
+	MPI_Datatype aty[2] = {MPI_INT, MPI_DOUBLE}, abs_t;
+	MPI_Type_create_struct(2, abl, ad, aty, &abs_t);
+	MPI_Type_commit(&abs_t);
+	char apk[20];
+	int apos = 0;
+	CHECK(MPI_Pack(MPI_BOTTOM, 1, abs_t, apk, sizeof apk, &apos, MPI_COMM_WORLD) == MPI_SUCCESS && apos == 20, "bottom pack");
+	CHECK(memcmp(apk, &xa, 4) == 0 && memcmp(apk + 4, xb, 16) == 0, "bottom pack bytes");
+	xa = 0, xb[0] = xb[1] = 0;
+	apos = 0;
+	CHECK(MPI_Unpack(apk, 20, &apos, MPI_BOTTOM, 1, abs_t, MPI_COMM_WORLD) == MPI_SUCCESS && apos == 20, "bottom unpack");
+	CHECK(xa == 0x11223344 && xb[0] == 1.5 && xb[1] == -2.25, "bottom unpack values");
+	MPI_Type_free(&abs_t);
+	ok("MPI_BOTTOM");
+
 	/* a type built on one the library did not see created (an f90 type):
 	   left to MPI, which still packs it right */
 	MPI_Datatype r8, vr;

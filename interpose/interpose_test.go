@@ -217,6 +217,9 @@ func TestPrograms(t *testing.T) {
 							if sum(st, "packs") < int64(7*np) || sum(st, "unpacks") < int64(5*np) {
 								t.Errorf("pack: too few packs or unpacks served:\n%s", with.stderr)
 							}
+							if sum(st, "sends") != int64(np) || sum(st, "recvs") != int64(np) {
+								t.Errorf("pack: the MPI_BOTTOM send and receive were not served:\n%s", with.stderr)
+							}
 							if sum(st, "fallback") < int64(np) {
 								t.Errorf("pack: the f90 type is not counted as a fallback:\n%s", with.stderr)
 							}

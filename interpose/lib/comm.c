@@ -51,6 +51,7 @@ static void unpacked(const ddt_tinfo *ti, int32_t pin, void *tmp, int64_t n, con
 }
 
 static int small(int64_t n) { return n <= INT_MAX; }
+static int intra(MPI_Comm comm, int *rank, int *size);
 
 // ---- pending requests -----------------------------------------------------
 
@@ -202,6 +203,8 @@ static void reap(int wait) {
 
 void ddt_reap(void) { reap(1); }
 
+int ddt_pending(void) { return atomic_load(&npending) > 0 || atomic_load(&norphans) > 0; }
+
 int MPI_Request_free(MPI_Request *request) {
 	if (!tracking() || !request) return PMPI_Request_free(request);
 	pend *p = pget(*request, 1);
@@ -319,6 +322,21 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
 	return rc;
 }
 
+// MPI_Request_get_status: a receive that MPI reports complete is unpacked
+// now (the request stays; its completion call will not unpack again).
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+	if (!tracking() || !flag) return PMPI_Request_get_status(request, flag, status);
+	MPI_Status st;
+	*flag = 0;
+	int rc = PMPI_Request_get_status(request, flag, &st);
+	if (rc == MPI_SUCCESS && *flag) {
+		pend *p = pget(request, 0);
+		if (p && p->recv && p->active) finish(p, &st);
+	}
+	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+	return rc;
+}
+
 static int all(int test, int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
 	claims c;
 	MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? malloc(sizeof(MPI_Status) * (size_t)count) : statuses;
@@ -421,6 +439,105 @@ ISENDLIKE(Isend)
 ISENDLIKE(Issend)
 ISENDLIKE(Irsend)
 ISENDLIKE(Ibsend)
+
+#if MPI_VERSION >= 4
+// The large-count forms (MPI-4): the staged bytes may exceed 2^31-1.
+#define SENDLIKE_C(NAME)                                                                                   \
+	int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,          \
+		MPI_Comm comm) {                                                                                    \
+		ddt_tinfo ti;                                                                                       \
+		int64_t n;                                                                                          \
+		void *tmp;                                                                                          \
+		if (ddt_staged(datatype, count, &ti, &n) && (tmp = packed(&ti, buf, count, n))) {                   \
+			int rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm);                                    \
+			ddt_buf_put(tmp, n);                                                                            \
+			return rc;                                                                                      \
+		}                                                                                                   \
+		return PMPI_##NAME##_c(buf, count, datatype, dest, tag, comm);                                      \
+	}
+SENDLIKE_C(Send)
+SENDLIKE_C(Ssend)
+SENDLIKE_C(Rsend)
+SENDLIKE_C(Bsend)
+
+#define ISENDLIKE_C(NAME)                                                                                  \
+	int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,          \
+		MPI_Comm comm, MPI_Request *request) {                                                              \
+		ddt_tinfo ti;                                                                                       \
+		int64_t n;                                                                                          \
+		void *tmp;                                                                                          \
+		reap(0);                                                                                            \
+		if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = packed(&ti, buf, count, n))) {        \
+			pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                                  \
+			if (p) {                                                                                        \
+				int rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm, request);                       \
+				if (rc == MPI_SUCCESS) preg(*request, p);                                                   \
+				else prelease(p);                                                                           \
+				return rc;                                                                                  \
+			}                                                                                               \
+			ddt_buf_put(tmp, n);                                                                            \
+		}                                                                                                   \
+		return PMPI_##NAME##_c(buf, count, datatype, dest, tag, comm, request);                             \
+	}
+ISENDLIKE_C(Isend)
+ISENDLIKE_C(Issend)
+ISENDLIKE_C(Irsend)
+ISENDLIKE_C(Ibsend)
+
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	MPI_Status *status) {
+	ddt_tinfo ti;
+	int64_t n;
+	void *tmp;
+	if (ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
+		MPI_Status st;
+		int rc = PMPI_Recv_c(tmp, n, MPI_BYTE, source, tag, comm, &st);
+		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, tmp, n, &st, buf, count);
+		ddt_buf_put(tmp, n);
+		if (status != MPI_STATUS_IGNORE) *status = st;
+		return rc;
+	}
+	return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+}
+
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	MPI_Request *request) {
+	ddt_tinfo ti;
+	int64_t n;
+	void *tmp;
+	reap(0);
+	if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
+		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
+		if (p) {
+			int rc = PMPI_Irecv_c(tmp, n, MPI_BYTE, source, tag, comm, request);
+			if (rc == MPI_SUCCESS) preg(*request, p);
+			else prelease(p);
+			return rc;
+		}
+		ddt_buf_put(tmp, n);
+	}
+	return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+}
+
+int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+	ddt_tinfo ti;
+	int64_t n;
+	int rank, size;
+	void *tmp;
+	if (ddt_staged(datatype, count, &ti, &n) && intra(comm, &rank, &size) && (tmp = ddt_buf_get(n))) {
+		if (rank == root && ddt_pack(&ti, buf, count, tmp, n) != n) {
+			ddt_buf_put(tmp, n);
+			return PMPI_Bcast_c(buf, count, datatype, root, comm);
+		}
+		int rc = PMPI_Bcast_c(tmp, n, MPI_BYTE, root, comm);
+		if (rank == root) count_send(n);
+		else if (rc == MPI_SUCCESS && ddt_unpack(&ti, tmp, n, buf, count) == n) count_recv(n);
+		ddt_buf_put(tmp, n);
+		return rc;
+	}
+	return PMPI_Bcast_c(buf, count, datatype, root, comm);
+}
+#endif
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) {
 	ddt_tinfo ti;
@@ -787,21 +904,25 @@ static void vblocks_free(vblocks *v) {
 }
 
 static int vpack(vblocks *v, const void *buf, const int counts[], const int displs[], int first, int n) {
+	int64_t sum = 0;
 	for (int i = first; i < first + n; i++) {
 		if (!counts[i]) continue;
 		if (ddt_pack(&v->ti, at(buf, displs[i], v->ti.extent), counts[i], (char *)v->tmp + v->dsp[i], v->cnt[i]) != v->cnt[i])
 			return 0;
-		count_send(v->cnt[i]);
+		sum += v->cnt[i];
 	}
+	if (sum) count_send(sum); // one operation
 	return 1;
 }
 
 static void vunpack(vblocks *v, void *buf, const int counts[], const int displs[], int size) {
+	int64_t sum = 0;
 	for (int i = 0; i < size; i++) {
 		if (!counts[i]) continue;
 		if (ddt_unpack(&v->ti, (char *)v->tmp + v->dsp[i], v->cnt[i], at(buf, displs[i], v->ti.extent), counts[i]) >= 0)
-			count_recv(v->cnt[i]);
+			sum += v->cnt[i];
 	}
+	if (sum) count_recv(sum);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -934,6 +1055,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 	}
 	int *sc = arr, *sd = arr + size, *rc_ = arr + 2 * size, *rd = arr + 3 * size;
 	int pos = 0;
+	int64_t ssum = 0, rsum = 0;
 	for (int i = 0; i < size; i++) {
 		sd[i] = pos;
 		if (sendcounts[i]) {
@@ -942,7 +1064,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 			int64_t k = -1;
 			if (ddt_served(sendtypes[i], &ti)) k = ddt_pack(&ti, b, sendcounts[i], (char *)stmp + pos, stot - pos);
 			if (k >= 0) {
-				count_send(k);
+				ssum += k;
 				pos += (int)k;
 			} else if (PMPI_Pack(b, sendcounts[i], sendtypes[i], stmp, (int)stot, &pos, comm) != MPI_SUCCESS) {
 				free(arr), ddt_buf_put(stmp, stot), ddt_buf_put(rtmp, rtot);
@@ -959,6 +1081,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 		rc_[i] = (int)(sz * recvcounts[i]);
 		off += rc_[i];
 	}
+	if (ssum) count_send(ssum);
 	int rc = PMPI_Alltoallv(stmp, sc, sd, MPI_BYTE, rtmp, rc_, rd, MPI_BYTE, comm);
 	if (rc == MPI_SUCCESS) {
 		for (int i = 0; i < size; i++) {
@@ -967,13 +1090,14 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 			char *b = (char *)recvbuf + rdispls[i];
 			if (ddt_served(recvtypes[i], &ti) &&
 				ddt_unpack(&ti, (char *)rtmp + rd[i], rc_[i], b, recvcounts[i]) >= 0) {
-				count_recv(rc_[i]);
+				rsum += rc_[i];
 			} else {
 				int p = rd[i];
 				PMPI_Unpack(rtmp, (int)rtot, &p, b, recvcounts[i], recvtypes[i], comm);
 			}
 		}
 	}
+	if (rsum) count_recv(rsum);
 	free(arr), ddt_buf_put(stmp, stot), ddt_buf_put(rtmp, rtot);
 	return rc;
 pass:

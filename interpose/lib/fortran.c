@@ -291,3 +291,208 @@ FROOTED(gather, MPI_Gather)
 FROOTED(scatter, MPI_Scatter)
 
 void mpi_finalize_(MPI_Fint *ierr) { *ierr = MPI_Finalize(); }
+
+// ---- non-blocking point-to-point and completion -------------------------------
+//
+// A non-blocking operation of a served type must be completed by the C
+// completion wrappers (a receive is unpacked there), so the Fortran
+// completion calls go through them whenever operations are pending, and
+// straight to MPI otherwise.
+
+#ifdef MPI_F_STATUS_SIZE
+#define FSTATUS_SIZE MPI_F_STATUS_SIZE
+#else
+#define FSTATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#endif
+
+#define FISEND(name, cfn)                                                                                  \
+	void mpi_##name##_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,          \
+		MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {                                               \
+		if (served(type) && !special(buf)) {                                                               \
+			MPI_Request r;                                                                                 \
+			*ierr = cfn(buf, *count, T(type), *dest, *tag, C(comm), &r);                                    \
+			if (*ierr == MPI_SUCCESS) *request = MPI_Request_c2f(r);                                       \
+			return;                                                                                        \
+		}                                                                                                  \
+		ORIG("pmpi_" #name "_", void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *) \
+		fn_(buf, count, type, dest, tag, comm, request, ierr);                                             \
+	}
+FISEND(isend, MPI_Isend)
+FISEND(issend, MPI_Issend)
+FISEND(irsend, MPI_Irsend)
+FISEND(ibsend, MPI_Ibsend)
+FISEND(irecv, MPI_Irecv)
+
+// fpending reports whether C completion wrappers have work to do.
+static int fpending(void) { return ddt_on && ddt_pending(); }
+
+void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
+	if (!fpending()) {
+		ORIG("pmpi_wait_", MPI_Fint *, MPI_Fint *, MPI_Fint *)
+		fn_(request, status, ierr);
+		return;
+	}
+	MPI_Request r = MPI_Request_f2c(*request);
+	MPI_Status st;
+	*ierr = MPI_Wait(&r, &st);
+	*request = MPI_Request_c2f(r);
+	fstatus(&st, status);
+}
+
+void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) {
+	if (!fpending()) {
+		ORIG("pmpi_test_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+		fn_(request, flag, status, ierr);
+		return;
+	}
+	MPI_Request r = MPI_Request_f2c(*request);
+	MPI_Status st;
+	int f = 0;
+	*ierr = MPI_Test(&r, &f, &st);
+	*request = MPI_Request_c2f(r);
+	*flag = f;
+	if (f) fstatus(&st, status);
+}
+
+void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierr) {
+	if (!fpending()) {
+		ORIG("pmpi_request_free_", MPI_Fint *, MPI_Fint *)
+		fn_(request, ierr);
+		return;
+	}
+	MPI_Request r = MPI_Request_f2c(*request);
+	*ierr = MPI_Request_free(&r);
+	*request = MPI_Request_c2f(r);
+}
+
+// freqs converts n Fortran requests and makes room for n C statuses (none
+// when the caller ignores them).
+typedef struct {
+	MPI_Request *r;
+	MPI_Status *st; // MPI_STATUSES_IGNORE (NULL on Open MPI) when ignore
+	int ignore;
+} fconv;
+
+static int fconv_init(fconv *c, int n, MPI_Fint *reqs, MPI_Fint *statuses) {
+	int k = n > 0 ? n : 1;
+	c->ignore = statuses == MPI_F_STATUSES_IGNORE;
+	c->r = malloc(sizeof(MPI_Request) * k);
+	c->st = c->ignore ? MPI_STATUSES_IGNORE : malloc(sizeof(MPI_Status) * k);
+	if (!c->r || (!c->ignore && !c->st)) {
+		free(c->r);
+		if (!c->ignore) free(c->st);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) c->r[i] = MPI_Request_f2c(reqs[i]);
+	return 1;
+}
+
+// fconv_done writes the requests back, and the statuses 0..nst-1.
+static void fconv_done(fconv *c, int n, MPI_Fint *reqs, MPI_Fint *statuses, int nst) {
+	for (int i = 0; i < n; i++) reqs[i] = MPI_Request_c2f(c->r[i]);
+	if (!c->ignore) {
+		for (int i = 0; i < nst; i++) MPI_Status_c2f(&c->st[i], statuses + (size_t)i * FSTATUS_SIZE);
+		free(c->st);
+	}
+	free(c->r);
+}
+
+void mpi_waitall_(MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *statuses, MPI_Fint *ierr) {
+	fconv c;
+	if (!fpending() || !fconv_init(&c, *count, reqs, statuses)) {
+		ORIG("pmpi_waitall_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+		fn_(count, reqs, statuses, ierr);
+		return;
+	}
+	*ierr = MPI_Waitall(*count, c.r, c.st);
+	fconv_done(&c, *count, reqs, statuses, *count);
+}
+
+void mpi_testall_(MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierr) {
+	fconv c;
+	if (!fpending() || !fconv_init(&c, *count, reqs, statuses)) {
+		ORIG("pmpi_testall_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+		fn_(count, reqs, flag, statuses, ierr);
+		return;
+	}
+	int f = 0;
+	*ierr = MPI_Testall(*count, c.r, &f, c.st);
+	*flag = f;
+	fconv_done(&c, *count, reqs, statuses, f ? *count : 0);
+}
+
+// Fortran indices count from 1.
+void mpi_waitany_(MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr) {
+	fconv c;
+	if (!fpending() || !fconv_init(&c, *count, reqs, MPI_F_STATUSES_IGNORE)) {
+		ORIG("pmpi_waitany_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+		fn_(count, reqs, index, status, ierr);
+		return;
+	}
+	int i;
+	MPI_Status st;
+	*ierr = MPI_Waitany(*count, c.r, &i, &st);
+	*index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+	fconv_done(&c, *count, reqs, NULL, 0);
+	fstatus(&st, status);
+}
+
+void mpi_testany_(MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) {
+	fconv c;
+	if (!fpending() || !fconv_init(&c, *count, reqs, MPI_F_STATUSES_IGNORE)) {
+		ORIG("pmpi_testany_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+		fn_(count, reqs, index, flag, status, ierr);
+		return;
+	}
+	int i = MPI_UNDEFINED, f = 0;
+	MPI_Status st;
+	*ierr = MPI_Testany(*count, c.r, &i, &f, &st);
+	*flag = f;
+	*index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+	fconv_done(&c, *count, reqs, NULL, 0);
+	if (f) fstatus(&st, status);
+}
+
+static void fsome(int test, MPI_Fint *incount, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices,
+	MPI_Fint *statuses, MPI_Fint *ierr) {
+	fconv c;
+	int n = *incount;
+	int *ind = malloc(sizeof(int) * (n > 0 ? n : 1));
+	if (!ind || !fconv_init(&c, n, reqs, statuses)) {
+		free(ind);
+		if (test) {
+			ORIG("pmpi_testsome_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+			fn_(incount, reqs, outcount, indices, statuses, ierr);
+		} else {
+			ORIG("pmpi_waitsome_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+			fn_(incount, reqs, outcount, indices, statuses, ierr);
+		}
+		return;
+	}
+	int out = 0;
+	*ierr = test ? MPI_Testsome(n, c.r, &out, ind, c.st) : MPI_Waitsome(n, c.r, &out, ind, c.st);
+	*outcount = out;
+	for (int k = 0; out != MPI_UNDEFINED && k < out; k++) indices[k] = ind[k] + 1;
+	fconv_done(&c, n, reqs, statuses, out == MPI_UNDEFINED ? 0 : out);
+	free(ind);
+}
+
+void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses,
+	MPI_Fint *ierr) {
+	if (!fpending()) {
+		ORIG("pmpi_waitsome_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+		fn_(incount, reqs, outcount, indices, statuses, ierr);
+		return;
+	}
+	fsome(0, incount, reqs, outcount, indices, statuses, ierr);
+}
+
+void mpi_testsome_(MPI_Fint *incount, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses,
+	MPI_Fint *ierr) {
+	if (!fpending()) {
+		ORIG("pmpi_testsome_", MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
+		fn_(incount, reqs, outcount, indices, statuses, ierr);
+		return;
+	}
+	fsome(1, incount, reqs, outcount, indices, statuses, ierr);
+}

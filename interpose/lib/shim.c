@@ -599,6 +599,9 @@ int MPI_Finalize(void) {
 	if (ddt_on) {
 		ddt_reap();
 		if (ddt_stats_on) {
+			// what the program wrote to stdout goes first, whole, so that
+			// the line never lands inside a line of the program's
+			fflush(stdout);
 			int rank = -1;
 			PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 			fprintf(stderr,

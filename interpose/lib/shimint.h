@@ -27,6 +27,8 @@ int ddt_staged(MPI_Datatype t, int64_t count, ddt_tinfo *ti, int64_t *n);
 void *ddt_buf_get(int64_t n);
 void ddt_buf_put(void *p, int64_t n);
 void ddt_reap(void);
+// ddt_pending reports whether operations are pending (or freed requests owed work).
+int ddt_pending(void);
 // ddt_pack packs count instances at src into room bytes at dst and returns
 // the bytes written, or -1; ddt_unpack unpacks the first n bytes at src
 // into count instances at dst and returns the bytes used, or -1. Both run

@@ -36,6 +36,13 @@ int main(int argc, char **argv) {
 	MPI_Bcast(a + root * B, B, cols, root, MPI_COMM_WORLD);
 	EXPECT(a, "bcast", p == root);
 	ok("bcast");
+#if MPI_VERSION >= 4 && defined(MPICH)
+	CLEAR(a);
+	if (rank_ == root) OWN(a, root);
+	MPI_Bcast_c(a + root * B, B, cols, root, MPI_COMM_WORLD);
+	EXPECT(a, "bcast_c", p == root);
+#endif
+	ok("bcast_c");
 
 	/* Gather into the root, from a derived send type and as plain doubles */
 	CLEAR(a), CLEAR(b);

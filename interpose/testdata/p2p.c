@@ -205,6 +205,42 @@ int main(int argc, char **argv) {
 	checkcols("mixed", rm, peer, round, 3, 2);
 	ok("mixed derived and predefined");
 
+	/* MPI_Request_get_status sees the data before the request is freed */
+	setm(sm, rank_, ++round);
+	clear(rm);
+	MPI_Request gr;
+	MPI_Irecv(rm + 1, 2, col1, peer, 90, MPI_COMM_WORLD, &gr);
+	MPI_Send(sm, 2, col1, peer, 90, MPI_COMM_WORLD);
+	flag = 0;
+	while (!flag) MPI_Request_get_status(gr, &flag, &st);
+	checkcols("request_get_status", rm, peer, round, 1, 2);
+	status_counts("request_get_status", &st, col1, 2);
+	MPI_Wait(&gr, &st);
+	checkcols("request_get_status wait", rm, peer, round, 1, 2);
+	ok("request_get_status");
+
+	/* the large-count forms (MPI-4: MPICH) */
+#if MPI_VERSION >= 4 && defined(MPICH)
+	setm(sm, rank_, ++round);
+	clear(rm);
+	if (rank_ < peer) {
+		MPI_Send_c(sm, 3, col1, peer, 95, MPI_COMM_WORLD);
+		MPI_Recv_c(rm + 2, 3, col1, peer, 95, MPI_COMM_WORLD, &st);
+	} else {
+		MPI_Recv_c(rm + 2, 3, col1, peer, 95, MPI_COMM_WORLD, &st);
+		MPI_Send_c(sm, 3, col1, peer, 95, MPI_COMM_WORLD);
+	}
+	checkcols("send_c/recv_c", rm, peer, round, 2, 3);
+	status_counts("send_c/recv_c", &st, col1, 3);
+	clear(rm);
+	MPI_Request cq[2];
+	MPI_Irecv_c(rm, 2, col1, peer, 96, MPI_COMM_WORLD, &cq[0]);
+	MPI_Isend_c(sm, 2, col1, peer, 96, MPI_COMM_WORLD, &cq[1]);
+	MPI_Waitall(2, cq, sts);
+	checkcols("isend_c/irecv_c", rm, peer, round, 0, 2);
+#endif
+	ok("large-count forms");
+
 	/* cancel a receive that never matches */
 	MPI_Request cr;
 	MPI_Irecv(rm, 1, col1, peer, 99, MPI_COMM_WORLD, &cr);

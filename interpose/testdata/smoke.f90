@@ -5,7 +5,9 @@ program smoke
   implicit none
   integer, parameter :: n = 20
   double precision :: a(n, n), b(n, n), buf(n)
-  integer :: ierr, rank, nprocs, row, peer, pos, i, j, st(MPI_STATUS_SIZE)
+  integer :: ierr, rank, nprocs, row, peer, pos, i, j, k, st(MPI_STATUS_SIZE)
+  integer :: req(4), sts(MPI_STATUS_SIZE, 4), idx
+  double precision :: x, y
   character(len=8*n) :: packed
 
   call MPI_Init(ierr)
@@ -41,6 +43,35 @@ program smoke
         end if
       end do
     end do
+  end if
+  if (peer < nprocs) then
+    ! non-blocking: rows 7 and 8 each way, plus plain doubles, completed
+    ! by waitall, wait and waitany
+    b = -1
+    x = rank
+    call MPI_Irecv(b(7, 1), 1, row, peer, 8, MPI_COMM_WORLD, req(1), ierr)
+    call MPI_Irecv(b(8, 1), 1, row, peer, 9, MPI_COMM_WORLD, req(2), ierr)
+    call MPI_Irecv(y, 1, MPI_DOUBLE_PRECISION, peer, 10, MPI_COMM_WORLD, req(3), ierr)
+    call MPI_Isend(a(1, 1), 1, row, peer, 8, MPI_COMM_WORLD, req(4), ierr)
+    call MPI_Waitany(3, req, idx, st, ierr)
+    call MPI_Send(a(4, 1), 1, row, peer, 9, MPI_COMM_WORLD, ierr)
+    call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, peer, 10, MPI_COMM_WORLD, ierr)
+    call MPI_Waitall(4, req, sts, ierr)
+    do j = 1, n
+      do i = 1, n
+        k = -1
+        if (i == 7) k = 1
+        if (i == 8) k = 4
+        if ((k > 0 .and. b(i, j) /= peer * 10000 + k * 100 + j) .or. (k < 0 .and. b(i, j) /= -1)) then
+          print *, 'FAIL irecv', i, j, b(i, j)
+          call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+        end if
+      end do
+    end do
+    if (y /= peer) then
+      print *, 'FAIL irecv double', y
+      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+    end if
   end if
   call MPI_Type_free(row, ierr)
   if (rank == 0) print '(a)', 'ok fortran'

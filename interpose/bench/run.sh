@@ -42,6 +42,7 @@ mkdir -p "$OUT/raw" "$OUT/build"
 B=$OUT/build
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 START=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 CFLAGS="-O3 -march=native -std=gnu11 -w"
 (cd "$ROOT" && go run ./interpose/bench/gen -ddtbench "$DDTBENCH") > "$B/layouts.h"
@@ -130,5 +131,5 @@ END=$(date +%s)
     echo
     echo "-- summary: without / with the library (> 1: faster with it), min over rounds"
     awk -f "$HERE/summary.awk" "$OUT"/raw/mpich*.tsv "$OUT"/raw/openmpi*.tsv "$OUT"/raw/db-*.tsv "$OUT"/raw/pp-*.tsv
-    echo "run: $((END - START)) s wall; raw data: $OUT"
+    echo "run: $((END - START)) s wall; loadavg before $LOAD0, after $(cut -d' ' -f1-3 /proc/loadavg); raw data: $OUT"
 } | tee "$OUT/table.txt"

@@ -48,13 +48,13 @@ func Build(ctx context.Context, goBin, root, dir string) (*Program, error) {
 		goBin = "go"
 	}
 	out := filepath.Join(dir, "ddt.wasm")
-	cmd := exec.CommandContext(ctx, goBin, "build", "-ldflags=-s -w", "-o", out, "./internal/playground/wasm")
+	cmd := exec.CommandContext(ctx, goBin, "build", "-ldflags=-s -w", "-o", out, "./cmd/ddt-playground/wasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("building the playground (GOOS=js GOARCH=wasm %s build ./internal/playground/wasm in %s): %v: %s",
+		return nil, fmt.Errorf("building the playground (GOOS=js GOARCH=wasm %s build ./cmd/ddt-playground/wasm in %s): %v: %s",
 			goBin, root, err, strings.TrimSpace(stderr.String()))
 	}
 	wasm, err := os.ReadFile(out)

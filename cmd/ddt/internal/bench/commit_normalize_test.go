@@ -11,7 +11,7 @@ import (
 // that the cost of NormalizeAuto (the default) and NormalizeAlways reads
 // as a ratio to NormalizeNever in one run:
 //
-//	go test -run - -bench CommitNormalize ./internal/bench
+//	go test -run - -bench CommitNormalize ./cmd/ddt/internal/bench
 func BenchmarkCommitNormalize(b *testing.B) {
 	for _, d := range mpCases {
 		c := resolve(d)

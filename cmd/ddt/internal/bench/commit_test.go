@@ -20,7 +20,7 @@ import (
 // reports beside ddt's time MPICH's figure for the same layout measured in
 // the same run, and their ratio (x-mpich below 1 means ddt is cheaper):
 //
-//	go test -run - -bench CommitCycle ./internal/bench
+//	go test -run - -bench CommitCycle ./cmd/ddt/internal/bench
 //
 // MPICH's figures come from the anchors harness (mpipack.c, the cycle_ns
 // column), built with mpicc.mpich from $DDT_MPIPACK (default

@@ -1,4 +1,7 @@
-package sig
+// Package sigexp reproduces seed 004 Table 1 (`ddt sig --experiment`): the
+// paper's signature-hash operators and package sig's on the paper's three
+// signature families, counting collisions.
+package sigexp
 
 import (
 	"fmt"
@@ -12,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/sig"
 )
 
 // SignatureSet is a test set of seed 004 §3.2: the three signature
@@ -285,13 +289,13 @@ func ours() Operator {
 	}
 	return Operator{
 		Operator1: "+ mod 2^61-1", Operator2: "× x^n", Operand: "random 61-bit",
-		code: Code,
+		code: sig.Code,
 		combine: func(a, b hv) hv {
 			return hv{h: addmod(a.h, mulmod(b.h, a.x)), x: mulmod(a.x, b.x), n: a.n + b.n}
 		},
 		fold: func(acc hv, b datatype.Basic, n int64) hv {
 			xn := powx(n)
-			s := mulmod(mulmod(Code(b), acc.x), mulmod((xn+prime-1)%prime, inv))
+			s := mulmod(mulmod(sig.Code(b), acc.x), mulmod((xn+prime-1)%prime, inv))
 			return hv{h: addmod(acc.h, s), x: mulmod(acc.x, xn), n: acc.n + n}
 		},
 	}

@@ -1,4 +1,4 @@
-module github.com/ddtlab/ddt/internal/playground/browser
+module github.com/ddtlab/ddt/cmd/ddt-playground/browser
 
 go 1.25
 

@@ -1,6 +1,7 @@
-package bench
+package ddtbench
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -75,7 +76,7 @@ func moveElems(d, s []byte, n int64) {
 // application's order, which packs the same bytes in a different order).
 // The lists are the ones the type was built from. It returns nil loops for
 // the other cases.
-func ddtManual(o *DDTBenchOp) (pack, unpack func(src, dst []byte)) {
+func ddtManual(o *Op) (pack, unpack func(src, dst []byte)) {
 	if runs := manualRuns(o); runs != nil {
 		return runLoops(runs)
 	}
@@ -168,7 +169,7 @@ func runLoops(each func(f func(off, n int64))) (pack, unpack func(src, dst []byt
 // the case's size parameters and arena buffers, not from the type: each
 // innermost loop over contiguous elements is one run. It returns nil for
 // the other cases.
-func manualRuns(o *DDTBenchOp) func(f func(off, n int64)) {
+func manualRuns(o *Op) func(f func(off, n int64)) {
 	P, es := o.Params, int64(o.ElemSize)
 	switch {
 	case strings.HasPrefix(o.Case, "WRF_"):
@@ -280,3 +281,5 @@ func manualRuns(o *DDTBenchOp) func(f func(off, n int64)) {
 	}
 	return nil
 }
+
+var le = binary.LittleEndian

@@ -12,6 +12,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ddtlab/ddt/internal/ddtbench"
 	"io"
 	"slices"
 	"strings"
@@ -158,7 +159,7 @@ func suite() ([]layout, error) {
 				}
 			}})
 	}
-	ops, err := DDTBench()
+	ops, err := ddtbench.Load()
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func suite() ([]layout, error) {
 			continue
 		}
 		o := o
-		mp, mu := ddtManual(o)
+		mp, mu := o.Manual()
 		ls = append(ls, layout{name: "ddtbench/" + o.Case, size: sizes[o.Config], typ: func() *datatype.Type { return o.Type },
 			desc:  fmt.Sprintf("DDTBench %s, %s configuration, %d instance(s)", o.Case, o.Config, o.Count),
 			count: o.Count, origin: o.Base, alloc: o.ArenaBytes, fill: o.Fill, manPack: mp, manUnpack: mu})

@@ -8,7 +8,7 @@
 // chromium and runs it; locally:
 //
 //	apt-get install chromium chromium-driver
-//	cd internal/playground/browser && go test -count=1 .
+//	cd cmd/ddt-playground/browser && go test -count=1 .
 //
 // Without a browser it skips, unless CI is set, where it fails.
 package browser

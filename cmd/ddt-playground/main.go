@@ -1,4 +1,4 @@
-// Command server builds and serves the playground; `ddt serve` runs it
+// Command ddt-playground builds and serves the playground; `ddt serve` runs it
 // (with go run, from the source tree) so that the ddt command itself links
 // no networking code: net brings cgo and its threads into a binary, and
 // with them start-up failures under an address-space limit (ulimit -v 1 GB).
@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ddtlab/ddt/cmd/ddt-playground/internal/playground"
 	"github.com/ddtlab/ddt/internal/modroot"
-	"github.com/ddtlab/ddt/internal/playground"
 )
 
 func main() {

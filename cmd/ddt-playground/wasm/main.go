@@ -9,7 +9,7 @@ import (
 	"encoding/json"
 	"syscall/js"
 
-	"github.com/ddtlab/ddt/internal/playground"
+	"github.com/ddtlab/ddt/cmd/ddt-playground/internal/playground"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 )
 
 // TestJITRatios (DDT_JIT_RATIOS=1 go test -run JITRatios -v
-// ./internal/bench) measures, in one process and interleaved, pack and
+// ./cmd/ddt/internal/bench) measures, in one process and interleaved, pack and
 // unpack of the mpipack layouts (S and M) with the native code (Auto,
 // JITNow), the compiled engine, the hand-written Go loop and copy, and
 // prints the minimum time of each over 24 samples of at least 0.5 ms:

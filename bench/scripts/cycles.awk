@@ -4,7 +4,7 @@
 # per build and layout the best (minimum) over the rounds, as run.sh's
 # table does:
 #
-#	awk -F'\t' -f internal/bench/cycles.awk results/RUN/raw/*.tsv
+#	awk -F'\t' -f bench/scripts/cycles.awk results/RUN/raw/*.tsv
 #
 # It prints one line per layout (ratio above 1: ddt is slower), then the
 # geometric mean and the largest ratio.

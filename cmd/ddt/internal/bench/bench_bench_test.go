@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/ddtlab/ddt/internal/ddtbench"
 	"testing"
 
 	"github.com/ddtlab/ddt"
@@ -9,7 +10,7 @@ import (
 // BenchmarkMPIPack packs the medium (~1 MB) mpipack layouts with each
 // engine, the hand-written Go loop and a copy of the same bytes:
 //
-//	go test -run - -bench MPIPack ./internal/bench
+//	go test -run - -bench MPIPack ./cmd/ddt/internal/bench
 func BenchmarkMPIPack(b *testing.B) {
 	for _, d := range mpCases {
 		if d.size != "M" || d.kind == kRCHIB || d.kind == kRCIdx || d.kind == kRCStruct {
@@ -48,7 +49,7 @@ func BenchmarkMPIPack(b *testing.B) {
 // BenchmarkCommit commits the mpipack layouts (all sizes) with the compiled
 // engine:
 //
-//	go test -run - -bench Commit ./internal/bench
+//	go test -run - -bench Commit ./cmd/ddt/internal/bench
 func BenchmarkCommit(b *testing.B) {
 	for _, d := range mpCases {
 		c := resolve(d)
@@ -67,7 +68,7 @@ func BenchmarkCommit(b *testing.B) {
 // BenchmarkSmall packs and unpacks the small (2 KB) mpipack layouts: the
 // fixed cost of one call.
 //
-//	go test -run - -bench Small ./internal/bench
+//	go test -run - -bench Small ./cmd/ddt/internal/bench
 func BenchmarkSmall(b *testing.B) {
 	for _, d := range mpCases {
 		if d.size != "S" {
@@ -103,9 +104,9 @@ func BenchmarkSmall(b *testing.B) {
 
 // BenchmarkCommitDDTBench commits the DDTBench send types:
 //
-//	go test -run - -bench CommitDDTBench ./internal/bench
+//	go test -run - -bench CommitDDTBench ./cmd/ddt/internal/bench
 func BenchmarkCommitDDTBench(b *testing.B) {
-	ops, err := DDTBench()
+	ops, err := ddtbench.Load()
 	if err != nil {
 		b.Fatal(err)
 	}

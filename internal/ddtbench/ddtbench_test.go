@@ -1,4 +1,4 @@
-package bench
+package ddtbench
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // constructor list against the recorded size, bounds, packed bytes and CRC32,
 // with every engine, and that unpacking restores the typemap's bytes.
 func TestDDTBench(t *testing.T) {
-	ops, err := DDTBench("small", "medium")
+	ops, err := Load("small", "medium")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestDDTBench(t *testing.T) {
 // LAMMPS packs the same number of bytes in atom order; unpacking restores
 // the packed elements.
 func TestDDTManualLoops(t *testing.T) {
-	ops, err := DDTBench("small", "medium")
+	ops, err := Load("small", "medium")
 	if err != nil {
 		t.Fatal(err)
 	}

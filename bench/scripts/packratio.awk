@@ -6,7 +6,7 @@
 # not by the impl column, so that several ddt builds in one run (main and
 # an older commit, both printing "ddt") stay apart:
 #
-#	awk -F'\t' -v B=go -f internal/bench/packratio.awk results/RUN/raw/*.tsv
+#	awk -F'\t' -v B=go -f bench/scripts/packratio.awk results/RUN/raw/*.tsv
 #
 # It prints one line per layout (B's time over C's, above 1: slower than C;
 # MPICH's time over B's, above 1: B is faster), then the geometric means

@@ -10,8 +10,8 @@
 // Usage, from the repository's root:
 //
 //	go run ./cmd/ddt bench --json > run.json
-//	go run internal/bench/benchratios.go run.json    # or: ... < run.json
-//	go run internal/bench/benchratios.go run.json run2.json
+//	go run bench/scripts/benchratios.go run.json    # or: ... < run.json
+//	go run bench/scripts/benchratios.go run.json run2.json
 //
 // Given a second run, it also prints how much each ratio over the Go loop
 // moved between the two runs, cell by cell (the factor max(a/b, b/a)):

@@ -1,4 +1,8 @@
-package bench
+// Package ddtbench is the DDTBench layouts (seed 003) as ddt types: the
+// vendored facts table ddtbench.json turned into send types, arenas and the
+// hand-written loops of the C originals. `ddt bench` (cmd/ddt/internal/bench)
+// and examples/commbench run them.
+package ddtbench
 
 import (
 	_ "embed"
@@ -69,9 +73,9 @@ type Props struct {
 	TrueExtent int64 `json:"true_extent"`
 }
 
-// DDTBenchOp is one operation of a DDTBench layout: pack Count instances of
+// Op is one operation of a DDTBench layout: pack Count instances of
 // Type from an arena whose instance 0 has its origin at byte Base.
-type DDTBenchOp struct {
+type Op struct {
 	Case, Config, Op string // e.g. WRF_x_vec, medium, send
 	Type             *datatype.Type
 	Count, Base      int64
@@ -90,7 +94,7 @@ type DDTBenchOp struct {
 
 // Fill writes the DDTBench fill pattern into arena: element k holds the
 // value k as float32 or float64, little-endian.
-func (o *DDTBenchOp) Fill(arena []byte) {
+func (o *Op) Fill(arena []byte) {
 	if o.ElemSize == 4 {
 		for k := 0; k+4 <= len(arena); k += 4 {
 			binary.LittleEndian.PutUint32(arena[k:], math.Float32bits(float32(k/4)))
@@ -148,7 +152,7 @@ func lcgPartialShuffle(seed uint64, population, count int64) []int64 {
 
 // DDTBench builds every operation of the given configs ("small", "medium",
 // "large"; all when none are given) from the vendored constructor lists.
-func DDTBench(configs ...string) ([]*DDTBenchOp, error) {
+func Load(configs ...string) ([]*Op, error) {
 	var f dbFile
 	if err := json.Unmarshal(ddtbenchJSON, &f); err != nil {
 		return nil, err
@@ -157,7 +161,7 @@ func DDTBench(configs ...string) ([]*DDTBenchOp, error) {
 	for _, c := range configs {
 		want[c] = true
 	}
-	var ops []*DDTBenchOp
+	var ops []*Op
 	for _, c := range f.Cases {
 		for _, cf := range c.Configs {
 			if len(want) > 0 && !want[cf.Label] {
@@ -192,7 +196,7 @@ func DDTBench(configs ...string) ([]*DDTBenchOp, error) {
 				for _, b := range cf.Arena.Buffers {
 					bufs[b.Name] = b.Offset
 				}
-				ops = append(ops, &DDTBenchOp{Case: c.Name, Config: cf.Label, Op: name, Type: types[op.Type],
+				ops = append(ops, &Op{Case: c.Name, Config: cf.Label, Op: name, Type: types[op.Type],
 					Count: op.Count, Base: op.Base, ArenaBytes: cf.Arena.Total, ElemSize: es, Packed: op.Packed,
 					CRC32: uint32(crc), Want: p, TypeProps: cf.Props, Types: types,
 					Params: params, Buffers: bufs})

@@ -1,4 +1,4 @@
-package sig
+package sigexp
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/sig"
 )
 
 var small = SignatureSet{Name: "small", Basics: []datatype.Basic{datatype.Int, datatype.Double, datatype.Char},
@@ -94,7 +95,7 @@ func TestOperators(t *testing.T) {
 		}
 		o := ops[len(ops)-1]
 		h := refHash(seq)
-		if f, tr, of := o.flat(e), o.tree(e), Of(exprType(t, e)).Hash; f != h || tr != h || of != h {
+		if f, tr, of := o.flat(e), o.tree(e), sig.Of(exprType(t, e)).Hash; f != h || tr != h || of != h {
 			t.Fatalf("ours on %v: flat %x tree %x Of %x, want %x", e, f, tr, of, h)
 		}
 	})
@@ -161,4 +162,25 @@ func TestExperiment(t *testing.T) {
 	if !slices.Equal(small.Basics, []datatype.Basic{datatype.Int, datatype.Double, datatype.Char}) {
 		t.Fatal("set modified")
 	}
+}
+
+func mk(t *testing.T) func(*datatype.Type, error) *datatype.Type {
+	return func(ty *datatype.Type, err error) *datatype.Type {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ty
+	}
+}
+
+// refHash is the signature hash of seq by its definition, element by
+// element: the sum of code(seq[k])·x^k modulo 2^61 − 1.
+func refHash(seq []datatype.Basic) uint64 {
+	h, xp := uint64(0), uint64(1)
+	for _, b := range seq {
+		h = addmod(h, mulmod(sig.Code(b), xp))
+		xp = mulmod(xp, base)
+	}
+	return h
 }

@@ -95,14 +95,14 @@ func TestGuardPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Engine() == Auto {
+			if c.Engine() == Native {
 				native++
 			}
 			for _, atEnd := range []bool{true, false} {
 				guardRun(t, c, opts, ty, count, lo, hi, want, img, packed, atEnd, r)
 			}
 			if r := c.eng.Load(); r != nil && r.keep != nil {
-				fast++ // the second run went straight to the native code (jit.Whole)
+				fast++ // the second run went straight to the native code (engine.Whole)
 			}
 		}
 	}

@@ -25,7 +25,7 @@ func runBench(e *env, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	typ := fs.String("type", "", "benchmark only this .ddt type")
 	count := fs.Int64("count", 1, "instances of --type (only with --type)")
-	engine := fs.String("engine", "", "only this engine (reference, interpreter, compiled, auto)")
+	engine := fs.String("engine", "", "only this engine (reference, interpreter, compiled, native, auto)")
 	asJSON := fs.Bool("json", false, "print one JSON report at the end (every figure, median and best round) instead of the table")
 	filter := fs.String("filter", "", "only layouts whose name starts with one of these comma-separated prefixes (see --list)")
 	list := fs.Bool("list", false, "list the layouts of the suite (with --filter, those it keeps) and exit")

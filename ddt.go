@@ -104,7 +104,25 @@ type Options struct {
 	// Compiled or Interpreter, Kernels "go", or DDT_NOJIT=1 in the
 	// environment turn native code off.
 	JITNow bool
+	// Threads is how many goroutines move one message, each a range of
+	// the packed stream (the engines resume at any byte): 0 lets Pack and
+	// Unpack choose (one goroutine below ParallelMin packed bytes, above
+	// it up to GOMAXPROCS, each taking at least ParallelMin/2 bytes), 1
+	// never splits, n > 1 splits messages of at least 2·64 KiB into at
+	// most n ranges of at least 64 KiB. Unpack in parallel assumes, as
+	// MPI does of a receive type, that no two entries of the type map
+	// overlap; with 1 a type that does overlap unpacks in type-map order.
+	Threads int
 }
+
+// ParallelMin is the message size (packed bytes) from which Threads 0
+// moves a message with several goroutines: below it, starting and
+// joining them costs more than the second core gains (docs/performance.md).
+const ParallelMin = 4 << 20
+
+// minPiece is the least range of the packed stream a goroutine takes when
+// Options.Threads asks for several (a variable for tests only).
+var minPiece int64 = 64 << 10
 
 // AutoNormalizeEntries bounds the number of blocks of the lists that
 // NormalizeAuto hands to dame.Simplify.
@@ -118,8 +136,12 @@ type Committed struct {
 	normalized bool
 	kind       Engine // as asked
 	now        bool   // generate native code at commit
-	lv         engine.Level
-	prog       *dame.Program // nil for the reference engine until Program is called
+	threads    int    // Options.Threads
+	// par is the size (packed bytes) from which a message is split between
+	// goroutines (max int64 for Threads 1)
+	par  int64
+	lv   engine.Level
+	prog *dame.Program // nil for the reference engine until Program is called
 	// eng is the engine, built on first use (newEngine): a type committed
 	// and freed without moving data never pays for its plan.
 	eng    atomic.Pointer[engineRef]
@@ -235,8 +257,12 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		}
 		lv = min(l, engine.MaxLevel())
 	}
+	if opts.Threads < 0 {
+		return nil, fmt.Errorf("commit: negative thread count %d", opts.Threads)
+	}
+	th, par := threading(opts.Threads)
 	if opts.Engine == Reference || !Compilable(t) {
-		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t)}, nil
+		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t), threads: th, par: par}, nil
 	}
 	// one allocation for the committed type and its program
 	cp := new(struct {
@@ -246,6 +272,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	c := &cp.c
 	c.t, c.kind, c.lv, c.prog = t, opts.Engine, lv, &cp.p
 	c.now = opts.Engine == Native || opts.JITNow && opts.Engine == Auto
+	c.threads, c.par = th, par
 	c.bounds = boundsOf(t)
 	dame.CompileTo(c.prog, t)
 	c.normalize(opts.Normalize)
@@ -510,6 +537,10 @@ func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 func (c *Committed) pack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil {
 		if size, ok := c.bounds.fits(len(src), origin, count); ok && int64(len(dst)) >= size {
+			if size >= c.par {
+				c.parallel(r, true, src, dst[:size], origin, count)
+				return size, nil
+			}
 			r.Pack(dst[:size], src, origin, count, 0)
 			c.upgrade(r)
 			return size, nil
@@ -527,6 +558,10 @@ func (c *Committed) packChecked(dst, src []byte, origin, count int64) (int64, er
 	}
 	if int64(len(dst)) < size {
 		return 0, &BufferError{"pack", fmt.Sprintf("output holds %d bytes, %d instances need %d", len(dst), count, size)}
+	}
+	if size >= c.par {
+		c.parallel(c.engine(), true, src, dst[:size], origin, count)
+		return size, nil
 	}
 	c.packRange(dst[:size], src, origin, count, 0)
 	return size, nil
@@ -554,6 +589,10 @@ func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) 
 func (c *Committed) unpack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil {
 		if size, ok := c.bounds.fits(len(dst), origin, count); ok && int64(len(src)) >= size {
+			if size >= c.par {
+				c.parallel(r, false, dst, src[:size], origin, count)
+				return size, nil
+			}
 			r.Unpack(dst, src[:size], origin, count, 0)
 			c.upgrade(r)
 			return size, nil
@@ -571,6 +610,10 @@ func (c *Committed) unpackChecked(dst, src []byte, origin, count int64) (int64, 
 	}
 	if int64(len(src)) < size {
 		return 0, &BufferError{"unpack", fmt.Sprintf("input holds %d bytes, %d instances need %d", len(src), count, size)}
+	}
+	if size >= c.par {
+		c.parallel(c.engine(), false, dst, src[:size], origin, count)
+		return size, nil
 	}
 	c.unpackRange(dst, src[:size], origin, count, 0)
 	return size, nil

@@ -101,7 +101,7 @@
 // small type maps, and for large ones a normalization whose work is bounded
 // by the size of the type's tree (NormalizeTree). Commit does not use it:
 // ddt.Options.Normalize simplifies the compiled program instead
-// (dame.Simplify), with the same dynamic program (internal/recon) over
+// (opt.Simplify), with the same dynamic program (internal/recon) over
 // the program's block lists.
 //
 // # DAGs

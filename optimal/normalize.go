@@ -42,7 +42,7 @@ func DefaultNormalizeOptions() NormalizeOptions {
 // millisecond: exact reconstruction only on sequences of up to 64 entries
 // and at most about a millisecond of exact work, and no normalization of
 // types whose tree has more than 2^14 nodes and list entries (the limits
-// of dame.CommitBudget, which commit uses on the program).
+// of opt.CommitBudget, which commit uses on the program).
 func CommitNormalizeOptions() NormalizeOptions {
 	return NormalizeOptions{Options: DefaultOptions(), ExactLimit: 64, Work: 1 << 21, MaxTree: 1 << 14}
 }

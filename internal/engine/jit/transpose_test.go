@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
 )
@@ -29,7 +29,7 @@ func TestTransposeLeftToKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := dame.Compile(tr)
+	p := opt.Compile(tr)
 	if !engine.Transposes(p) {
 		t.Fatalf("Transposes = false for the transpose:\n%s", p)
 	}
@@ -43,7 +43,7 @@ func TestTransposeLeftToKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pv := dame.Compile(vec); engine.Transposes(pv) {
+	if pv := opt.Compile(vec); engine.Transposes(pv) {
 		t.Fatalf("Transposes = true for a strided line:\n%s", pv)
 	} else if _, ok := engine.NewNative(pv, engine.MaxLevel()); !ok {
 		t.Fatal("native engine declined a strided line")

@@ -1,6 +1,7 @@
-package dame
+package opt
 
 import (
+	"github.com/ddtlab/ddt/dame"
 	"slices"
 
 	"github.com/ddtlab/ddt/internal/recon"
@@ -11,11 +12,12 @@ import (
 // order when placed at a returned displacement, with the extent of the
 // node it replaces (its parent may repeat it at that extent).
 
-// costModel is seed 000's default cost model (optimal.DefaultCost), in
-// which Simplify compares programs: a DAME node costs what the type-tree
-// node of the same shape costs (Vector a vec, BlockIndex an idx, Index an
-// idxbuc, Struct a struc; a block length above 1 is one more vec).
-var costModel = recon.Cost{Leaf: 2, Vec: 4, Idx: 3, IdxBuc: 4, Struc: 2, Ix: 1, Bucket: 1, Type: 1, Contig: 2, SBuc: 4}
+// costModel is seed 000's default cost model (recon.DefaultCost, which
+// optimal.DefaultCost returns too), in which Simplify compares programs: a
+// DAME node costs what the type-tree node of the same shape costs (Vector
+// a vec, BlockIndex an idx, Index an idxbuc, Struct a struc; a block length
+// above 1 is one more vec).
+var costModel = recon.DefaultCost
 
 // reconSet is the constructors reconstruction may use: those with a DAME
 // primitive of their own.
@@ -26,21 +28,21 @@ const reconSet = recon.AllowVec | recon.AllowIdx | recon.AllowIdxBuc | recon.All
 const maxSymbols = 64
 
 type simplified struct {
-	n   *Node
+	n   *dame.Node
 	off int64
 }
 
 type simplifier struct {
 	b     Budget
 	z     builder
-	memo  map[*Node]simplified
-	costs map[*Node]int64
+	memo  map[*dame.Node]simplified
+	costs map[*dame.Node]int64
 }
 
 // node returns n simplified and the displacement of its origin, with n's
 // extent.
-func (s *simplifier) node(n *Node) (*Node, int64) {
-	if n.Op == ContigFinal {
+func (s *simplifier) node(n *dame.Node) (*dame.Node, int64) {
+	if n.Op == dame.ContigFinal {
 		return n, 0
 	}
 	if r, ok := s.memo[n]; ok {
@@ -48,25 +50,28 @@ func (s *simplifier) node(n *Node) (*Node, int64) {
 	}
 	m, off := s.rewrite(n)
 	m = s.withExtent(m, n.Extent)
+	if invariants {
+		checkNode("Simplify ("+n.Op.String()+")", m, off)
+	}
 	return m, off
 }
 
-// shared is node for the children of a Struct, the nodes a program may
+// shared is node for the children of a dame.Struct, the nodes a program may
 // share: each is simplified once.
-func (s *simplifier) shared(n *Node) (*Node, int64) {
+func (s *simplifier) shared(n *dame.Node) (*dame.Node, int64) {
 	if r, ok := s.memo[n]; ok {
 		return r.n, r.off
 	}
 	m, off := s.node(n)
 	if s.memo == nil {
-		s.memo = map[*Node]simplified{}
+		s.memo = map[*dame.Node]simplified{}
 	}
 	s.memo[n] = simplified{m, off}
 	return m, off
 }
 
 // withExtent returns m, or a copy of it, with extent e.
-func (s *simplifier) withExtent(m *Node, e int64) *Node {
+func (s *simplifier) withExtent(m *dame.Node, e int64) *dame.Node {
 	if m.Extent == e {
 		return m
 	}
@@ -75,22 +80,22 @@ func (s *simplifier) withExtent(m *Node, e int64) *Node {
 	return c
 }
 
-func (s *simplifier) rewrite(n *Node) (*Node, int64) {
+func (s *simplifier) rewrite(n *dame.Node) (*dame.Node, int64) {
 	z := &s.z
 	switch n.Op {
-	case Contig, Vector:
+	case dame.Contig, dame.Vector:
 		c, off := s.node(n.Child)
-		if c == n.Child && off == 0 && n.Op == Vector && vectorFinal(n) {
+		if c == n.Child && off == 0 && n.Op == dame.Vector && vectorFinal(n) {
 			return n, 0
 		}
 		c = s.withExtent(c, n.Child.Extent)
-		if n.Op == Contig {
+		if n.Op == dame.Contig {
 			return z.vector(n.Count, 1, n.Child.Extent, c), off
 		}
 		return z.vector(n.Count, n.Blocklen, n.Stride, c), off
 	}
-	var one simplified // the child of BlockIndex and Index, simplified once
-	if n.Op != Struct {
+	var one simplified // the child of dame.BlockIndex and dame.Index, simplified once
+	if n.Op != dame.Struct {
 		c, off := s.node(n.Child)
 		if c == n.Child && off == 0 && !isList(c) && listFinal(n) {
 			// the rules change neither the child nor the list
@@ -103,7 +108,7 @@ func (s *simplifier) rewrite(n *Node) (*Node, int64) {
 	for i := range n.Disps {
 		c0 := n.ChildOf(i)
 		switch {
-		case n.Op != Struct:
+		case n.Op != dame.Struct:
 			kids[i] = one
 		case i > 0 && c0 == n.ChildOf(i-1):
 			kids[i] = kids[i-1]
@@ -113,7 +118,7 @@ func (s *simplifier) rewrite(n *Node) (*Node, int64) {
 		}
 		nested = nested || (n.BlockLen(i) == 1 && isList(kids[i].n))
 	}
-	if n.Op == Struct && !nested && structFinal(n, kids) {
+	if n.Op == dame.Struct && !nested && structFinal(n, kids) {
 		return s.reconstruct(n, 0)
 	}
 	best, bestOff := s.list(n, kids, false)
@@ -127,23 +132,23 @@ func (s *simplifier) rewrite(n *Node) (*Node, int64) {
 	return s.reconstruct(best, bestOff)
 }
 
-// listFinal reports whether the local rules leave BlockIndex or Index
+// listFinal reports whether the local rules leave dame.BlockIndex or dame.Index
 // node n as it is (as Compile built it): no block touches the next (a
 // leaf's byte runs; instances of another child at its extent), and the
-// blocks are not all one length at a constant stride (BlockIndex) or all
-// one length (Index). It costs O(blocks) and allocates nothing.
-func listFinal(n *Node) bool {
+// blocks are not all one length at a constant stride (dame.BlockIndex) or all
+// one length (dame.Index). It costs O(blocks) and allocates nothing.
+func listFinal(n *dame.Node) bool {
 	ds, c := n.Disps, n.Child
-	if len(ds) < 2 || (n.Op == BlockIndex && n.Blocklen != 1) {
+	if len(ds) < 2 || (n.Op == dame.BlockIndex && n.Blocklen != 1) {
 		return false
 	}
 	step := c.Extent
-	if c.Op == ContigFinal && c.Extent == c.Size {
+	if c.Op == dame.ContigFinal && c.Extent == c.Size {
 		step = c.Size
-	} else if c.Op == ContigFinal {
+	} else if c.Op == dame.ContigFinal {
 		return false // Compile makes runs of these
 	}
-	strided, differ := n.Op == BlockIndex, false
+	strided, differ := n.Op == dame.BlockIndex, false
 	for i := 1; i < len(ds); i++ {
 		if ds[i-1]+n.BlockLen(i-1)*step == ds[i] {
 			return false // touching blocks merge
@@ -151,31 +156,33 @@ func listFinal(n *Node) bool {
 		strided = strided && ds[i]-ds[i-1] == ds[1]-ds[0]
 		differ = differ || n.BlockLen(i) != n.BlockLen(0)
 	}
-	return !strided && (n.Op == BlockIndex || differ)
+	return !strided && (n.Op == dame.BlockIndex || differ)
 }
 
-// structFinal reports whether the local rules leave Struct node n, whose
+// structFinal reports whether the local rules leave dame.Struct node n, whose
 // children simplify to kids, as it is: no child changed, not all are bytes,
 // and not all move the same bytes. It allocates nothing.
-func structFinal(n *Node, kids []simplified) bool {
+func structFinal(n *dame.Node, kids []simplified) bool {
 	bytesOnly, same := true, true
 	for i, k := range kids {
 		c := n.Children[i]
 		if k.n != c || k.off != 0 {
 			return false
 		}
-		bytesOnly = bytesOnly && c.Op == ContigFinal && (n.Blocklens[i] == 1 || c.Extent == c.Size)
+		bytesOnly = bytesOnly && c.Op == dame.ContigFinal && (n.Blocklens[i] == 1 || c.Extent == c.Size)
 		c0 := n.Children[0]
-		same = same && (i == 0 || Equal(c, c0) || n.Blocklens[0] == 1 && n.Blocklens[i] == 1 && sameMoves(c, c0))
+		same = same && (i == 0 || dame.Equal(c, c0) || n.Blocklens[0] == 1 && n.Blocklens[i] == 1 && sameMoves(c, c0))
 	}
 	return len(kids) >= 2 && !bytesOnly && !same
 }
 
-func isList(n *Node) bool { return n.Op == BlockIndex || n.Op == Index || n.Op == Struct }
+func isList(n *dame.Node) bool {
+	return n.Op == dame.BlockIndex || n.Op == dame.Index || n.Op == dame.Struct
+}
 
 // list normalizes the blocks of list node n with its children replaced by
 // kids, inlining the lists among them when inline is set.
-func (s *simplifier) list(n *Node, kids []simplified, inline bool) (*Node, int64) {
+func (s *simplifier) list(n *dame.Node, kids []simplified, inline bool) (*dame.Node, int64) {
 	b := newBlockList(len(n.Disps))
 	for i, d := range n.Disps {
 		k, c := n.BlockLen(i), kids[i]
@@ -204,7 +211,7 @@ func (s *simplifier) spend(n int) bool {
 // least-cost trees reconstructed over its blocks and over groups of its
 // blocks (consecutive equal blocks at a constant stride), within the
 // budget.
-func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
+func (s *simplifier) reconstruct(m *dame.Node, off int64) (*dame.Node, int64) {
 	if !isList(m) || len(m.Disps) < 3 {
 		return m, off
 	}
@@ -214,7 +221,7 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 	}
 	// the distinct blocks (child and block length) as symbols
 	type rep struct {
-		c  *Node
+		c  *dame.Node
 		bl int64
 	}
 	var reps []rep
@@ -223,7 +230,7 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		c, k := m.ChildOf(i), m.BlockLen(i)
 		id := -1
 		for j, r := range reps {
-			if r.bl == k && (r.c == c || Equal(r.c, c)) {
+			if r.bl == k && (r.c == c || dame.Equal(r.c, c)) {
 				id = j
 				break
 			}
@@ -237,19 +244,19 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		}
 		syms[i] = int32(id)
 	}
-	if len(reps) == nb && m.Op != Struct {
+	if len(reps) == nb && m.Op != dame.Struct {
 		// no block repeats: no vector, indexed or bucket node can form,
 		// and a struct of the blocks costs more than the list
 		return m, off
 	}
 	// a block of bl > 1 instances as one node: a leaf of bl instances of
 	// a contiguous leaf, a vector otherwise
-	nodes := make([]*Node, len(reps))
+	nodes := make([]*dame.Node, len(reps))
 	for j, r := range reps {
 		switch {
 		case r.bl == 1:
 			nodes[j] = r.c
-		case r.c.Op == ContigFinal && r.c.Extent == r.c.Size:
+		case r.c.Op == dame.ContigFinal && r.c.Extent == r.c.Size:
 			nodes[j] = s.z.leaf(r.bl * r.c.Size)
 		default:
 			nodes[j] = s.z.vector(r.bl, 1, r.c.Extent, r.c)
@@ -273,7 +280,7 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		disps[i] = d - d0
 	}
 	best, bestOff, bestCost := m, off, s.cost(m)
-	try := func(syms []int32, disps []int64, nodes []*Node) {
+	try := func(syms []int32, disps []int64, nodes []*dame.Node) {
 		if len(syms) > s.b.MaxSeq || !s.spend(len(syms)) {
 			return
 		}
@@ -285,7 +292,7 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		if err != nil {
 			return
 		}
-		if repeatsStruct(t, m.Op != Struct, nodes) {
+		if repeatsStruct(t, m.Op != dame.Struct, nodes) {
 			return
 		}
 		r, d := s.fromTree(t, nodes)
@@ -325,7 +332,7 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 		count, stride int64
 	}
 	ids := map[gkey]int32{}
-	var gnodes []*Node
+	var gnodes []*dame.Node
 	gsyms, gdisps := make([]int32, len(gs)), make([]int64, len(gs))
 	for k, g := range gs {
 		key := gkey{g.sym, g.count, g.stride}
@@ -350,9 +357,9 @@ func (s *simplifier) reconstruct(m *Node, off int64) (*Node, int64) {
 
 // vector is count copies of c stride bytes apart (normalized by the
 // builder), its extent the span of the copies' extents.
-func (s *simplifier) vector(count, stride int64, c *Node) *Node {
+func (s *simplifier) vector(count, stride int64, c *dame.Node) *dame.Node {
 	v := s.z.vector(count, 1, stride, c)
-	if v != c && v.Extent == 0 && v.Op != ContigFinal {
+	if v != c && v.Extent == 0 && v.Op != dame.ContigFinal {
 		v.Extent = (count-1)*stride + c.Extent
 	}
 	return v
@@ -362,10 +369,10 @@ func (s *simplifier) vector(count, stride int64, c *Node) *Node {
 // max groups (runs of equal blocks at a constant stride, as reconstruct
 // forms them), the check that lets a long list skip reconstruction before
 // anything is allocated. Blocks count as equal when their children have
-// the same op, size and extent and their block lengths agree (Equal
+// the same op, size and extent and their block lengths agree (dame.Equal
 // implies it), so the answer is an estimate; a list it turns away keeps
 // what the local rules made of it. It stops at the first max+1 groups.
-func fewGroups(m *Node, max int) bool {
+func fewGroups(m *dame.Node, max int) bool {
 	same := func(i, j int) bool {
 		a, b := m.ChildOf(i), m.ChildOf(j)
 		return m.BlockLen(i) == m.BlockLen(j) && (a == b || a.Op == b.Op && a.Size == b.Size && a.Extent == b.Extent)
@@ -397,12 +404,12 @@ func fewGroups(m *Node, max int) bool {
 // struct once, but the engines dispatch on its members at every
 // repetition, more work per instance than the flat list it would replace
 // (0.85x the list's pack speed for alternating blocks of one and two
-// vectors of doubles, go test -bench SimplifiedPack ./dame before this
-// rule). Reconstructing a BlockIndex or Index list starts with under set:
+// vectors of doubles, go test -bench SimplifiedPack ./dame/opt before this
+// rule). Reconstructing a dame.BlockIndex or dame.Index list starts with under set:
 // the engines loop over a list more cheaply than they dispatch on struct
 // members. A struc whose members are all byte runs (symbols whose node is
 // a leaf) is not refused: it becomes an indexed list of bytes.
-func repeatsStruct(t *recon.Tree, under bool, nodes []*Node) bool {
+func repeatsStruct(t *recon.Tree, under bool, nodes []*dame.Node) bool {
 	switch t.Kind {
 	case recon.Leaf:
 		return false
@@ -412,7 +419,7 @@ func repeatsStruct(t *recon.Tree, under bool, nodes []*Node) bool {
 			if repeatsStruct(c, false, nodes) {
 				return true
 			}
-			bytes = bytes && c.Kind == recon.Leaf && nodes[c.Sym].Op == ContigFinal
+			bytes = bytes && c.Kind == recon.Leaf && nodes[c.Sym].Op == dame.ContigFinal
 		}
 		return under && !bytes
 	}
@@ -421,7 +428,7 @@ func repeatsStruct(t *recon.Tree, under bool, nodes []*Node) bool {
 
 // fromTree builds the DAME node of a reconstructed tree over the symbols
 // nodes, and the displacement of its origin.
-func (s *simplifier) fromTree(t *recon.Tree, nodes []*Node) (*Node, int64) {
+func (s *simplifier) fromTree(t *recon.Tree, nodes []*dame.Node) (*dame.Node, int64) {
 	z := &s.z
 	switch t.Kind {
 	case recon.Leaf:
@@ -458,8 +465,8 @@ func (s *simplifier) fromTree(t *recon.Tree, nodes []*Node) (*Node, int64) {
 }
 
 // cost is n's cost in costModel, counting every use of a shared node.
-func (s *simplifier) cost(n *Node) int64 {
-	if n.Op == ContigFinal {
+func (s *simplifier) cost(n *dame.Node) int64 {
+	if n.Op == dame.ContigFinal {
 		return costModel.Leaf
 	}
 	if c, ok := s.costs[n]; ok {
@@ -468,22 +475,22 @@ func (s *simplifier) cost(n *Node) int64 {
 	var c int64
 	nb := int64(len(n.Disps))
 	switch n.Op {
-	case Contig:
+	case dame.Contig:
 		c = costModel.Vec + s.cost(n.Child)
-	case Vector, BlockIndex:
+	case dame.Vector, dame.BlockIndex:
 		c = costModel.Vec
-		if n.Op == BlockIndex {
+		if n.Op == dame.BlockIndex {
 			c = costModel.Idx + nb*costModel.Ix
 		}
 		if n.Blocklen > 1 {
 			c += costModel.Vec
 		}
 		c += s.cost(n.Child)
-	case Index:
+	case dame.Index:
 		c = costModel.IdxBuc + nb*(costModel.Ix+costModel.Bucket) + s.cost(n.Child)
-	case Struct:
+	case dame.Struct:
 		c = costModel.Struc + nb*(costModel.Ix+costModel.Type)
-		var prev *Node
+		var prev *dame.Node
 		var pc int64
 		for i, k := range n.Blocklens {
 			ch := n.Children[i]
@@ -497,7 +504,7 @@ func (s *simplifier) cost(n *Node) int64 {
 		}
 	}
 	if s.costs == nil {
-		s.costs = map[*Node]int64{}
+		s.costs = map[*dame.Node]int64{}
 	}
 	s.costs[n] = c // each list asks for its subtree's cost
 	return c

@@ -1,6 +1,7 @@
-package dame
+package opt
 
 import (
+	"github.com/ddtlab/ddt/dame"
 	"math/bits"
 	"slices"
 
@@ -22,7 +23,7 @@ import (
 // When hasSt, st are the type's block statistics (datatype.BlockStats)
 // counted in leaves of size bytes; they spare the passes that find
 // whether its blocks are apart and its size.
-func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.BlockStats, hasSt bool) (*Node, int64) {
+func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.BlockStats, hasSt bool) (*dame.Node, int64) {
 	if n, d, ok := z.leafSegments(a, scale, off, size); ok {
 		return n, d
 	}
@@ -48,12 +49,12 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.
 		if hasSt {
 			if st.MinBlocklength == 1 && st.MaxBlocklength != 1 && st.Touching == 0 {
 				// what separateDisps finds, known: no pass over the blocks
-				nd := z.alloc(Node{Op: Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size),
+				nd := z.alloc(dame.Node{Op: dame.Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size),
 					Count: int64(n), Size: st.Total * size, Depth: 1})
 				return withOr(nd, 0, st.ByteOr)
 			}
 		} else if or, ok := separateDisps(nil, a, scale, off, size); ok {
-			return withOr(z.alloc(Node{Op: Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size)}).finish(), 0, or)
+			return withOr(z.alloc(dame.Node{Op: dame.Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size)}).Finish(), 0, or)
 		}
 	}
 	ds := make([]int64, n)
@@ -62,7 +63,7 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.
 			// No block is empty or touches the one before, and one has a
 			// single leaf: the runs are the blocks, their lengths in
 			// leaves the type's own block lengths (immutable, shared).
-			return withOr(z.alloc(Node{Op: Index, Blocklens: bls, Disps: ds, Child: z.leaf(size)}).finish(), 0, or)
+			return withOr(z.alloc(dame.Node{Op: dame.Index, Blocklens: bls, Disps: ds, Child: z.leaf(size)}).Finish(), 0, or)
 		}
 	}
 	ls := make([]int64, n)
@@ -77,10 +78,10 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.
 }
 
 // withOr records or, the OR of the displacements of the blocks of n when
-// it lists them (BlockIndex, Index), for align.
-func withOr(n *Node, d int64, or uint64) (*Node, int64) {
-	if n.Op == BlockIndex || n.Op == Index {
-		n.dispsOr, n.hasOr = or, true
+// it lists them (dame.BlockIndex, dame.Index), for align.
+func withOr(n *dame.Node, d int64, or uint64) (*dame.Node, int64) {
+	if n.Op == dame.BlockIndex || n.Op == dame.Index {
+		n.WithDispsOr(or)
 	}
 	return n, d
 }
@@ -191,11 +192,11 @@ func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (k int, o
 // next is disp + count*stride, where the next run of the segment starts.
 type segment struct{ disp, L, stride, count, next int64 }
 
-func (s segment) node(z *builder) *Node {
+func (s segment) node(z *builder) *dame.Node {
 	if s.count == 1 {
 		return z.leaf(s.L)
 	}
-	v := z.alloc(Node{Op: Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: z.leaf(s.L)}).finish()
+	v := z.alloc(dame.Node{Op: dame.Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: z.leaf(s.L)}).Finish()
 	v.Extent = (s.count-1)*s.stride + s.L
 	return v
 }
@@ -206,7 +207,7 @@ func (s segment) node(z *builder) *Node {
 // A run of the open segment's length continues it if the segment has one
 // run (the stride is set by the second) or if it starts where the
 // segment's next run would; another run opens a segment.
-func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) {
+func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*dame.Node, int64, bool) {
 	s := segmenter{limit: 4 + len(a.Displacements)/256}
 	s.segs = s.buf[:0]
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
@@ -295,14 +296,14 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 }
 
 // constRuns returns the node of runs of L bytes at ds[i].
-func (z *builder) constRuns(ds []int64, L int64) (*Node, int64) {
+func (z *builder) constRuns(ds []int64, L int64) (*dame.Node, int64) {
 	if len(ds) == 1 {
 		return z.leaf(L), ds[0]
 	}
 	if s, ok := constStride(ds); ok {
-		return z.alloc(Node{Op: Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: z.leaf(L)}).finish(), ds[0]
+		return z.alloc(dame.Node{Op: dame.Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: z.leaf(L)}).Finish(), ds[0]
 	}
-	return z.alloc(Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: z.leaf(L)}).finish(), 0
+	return z.alloc(dame.Node{Op: dame.BlockIndex, Blocklen: 1, Disps: ds, Child: z.leaf(L)}).Finish(), 0
 }
 
 // unitRuns returns the node of runs of ls[i] leaves of size bytes at
@@ -310,7 +311,7 @@ func (z *builder) constRuns(ds []int64, L int64) (*Node, int64) {
 // leaves of size times the greatest common divisor of the lengths, which
 // when a run has one leaf is 1 and leaves ls as it is (no pass over the
 // runs). ls, owned by the caller, becomes its block lengths.
-func (z *builder) unitRuns(ds, ls []int64, size, lmin int64) (*Node, int64) {
+func (z *builder) unitRuns(ds, ls []int64, size, lmin int64) (*dame.Node, int64) {
 	g := lmin
 	if g > 1 {
 		for _, l := range ls {
@@ -327,14 +328,14 @@ func (z *builder) unitRuns(ds, ls []int64, size, lmin int64) (*Node, int64) {
 			ls[i] = l / g
 		}
 	}
-	return z.alloc(Node{Op: Index, Blocklens: ls, Disps: ds, Child: z.leaf(g * size)}).finish(), 0
+	return z.alloc(dame.Node{Op: dame.Index, Blocklens: ls, Disps: ds, Child: z.leaf(g * size)}).Finish(), 0
 }
 
 // byteRuns returns the node of contiguous runs of ls[i] > 0 bytes at
 // ds[i]. Runs of different lengths become an indexed node of their
 // greatest common divisor g; ls, owned by the caller, becomes its block
 // lengths.
-func (z *builder) byteRuns(ds, ls []int64) (*Node, int64) {
+func (z *builder) byteRuns(ds, ls []int64) (*dame.Node, int64) {
 	if len(ds) == 1 {
 		return z.leaf(ls[0]), ds[0]
 	}
@@ -370,7 +371,7 @@ func (z *builder) byteRuns(ds, ls []int64) (*Node, int64) {
 			ls[i] = l / g
 		}
 	}
-	return z.alloc(Node{Op: Index, Blocklens: ls, Disps: ds, Child: z.leaf(g)}).finish(), 0
+	return z.alloc(dame.Node{Op: dame.Index, Blocklens: ls, Disps: ds, Child: z.leaf(g)}).Finish(), 0
 }
 
 // segmenter groups runs of bytes, given in order, into segments of
@@ -456,7 +457,7 @@ func (s *segmenter) strided(d, L, S, m int64) bool {
 }
 
 // node closes the segments and returns their node: nil if there are none.
-func (s *segmenter) node(z *builder) (*Node, int64, bool) {
+func (s *segmenter) node(z *builder) (*dame.Node, int64, bool) {
 	if s.hasPend && !s.add(s.pend.disp, s.pend.L) {
 		return nil, 0, false
 	}
@@ -467,7 +468,7 @@ func (s *segmenter) node(z *builder) (*Node, int64, bool) {
 	if len(segs) == 1 {
 		return segs[0].node(z), segs[0].disp, true
 	}
-	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*Node, len(segs))
+	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*dame.Node, len(segs))
 	for i, sg := range segs {
 		ds[i], bls1[i], kids[i] = sg.disp, 1, sg.node(z)
 	}
@@ -482,7 +483,7 @@ func (s *segmenter) node(z *builder) (*Node, int64, bool) {
 // strided sequence, so the work is O(runs) for the lists it applies to
 // (those of a few segments); bl is the block length of block-indexed types
 // (bls nil). It reports false as leafSegments does.
-func (z *builder) runSegments(bls, ds []datatype.Run, bl, n int64, scale, off, size int64) (*Node, int64, bool) {
+func (z *builder) runSegments(bls, ds []datatype.Run, bl, n int64, scale, off, size int64) (*dame.Node, int64, bool) {
 	s := segmenter{limit: 4 + int(n/256)}
 	s.segs = s.buf[:0]
 	bi, di := 0, 0

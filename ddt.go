@@ -106,7 +106,7 @@ type Options struct {
 
 // AutoNormalizeEntries bounds the number of blocks of the lists that
 // NormalizeAuto hands to opt.Simplify.
-const AutoNormalizeEntries = 1024
+const AutoNormalizeEntries = opt.AutoMaxBlocks
 
 // Committed is a type ready to pack and unpack. It is immutable and safe
 // for concurrent use.
@@ -322,9 +322,7 @@ func normalized(t *datatype.Type, p *dame.Program, mode Normalization) *dame.Pro
 	case NormalizeAlways:
 		q = opt.Simplify(p, opt.CommitBudget)
 	case NormalizeAuto:
-		b := opt.AutoBudget
-		b.MaxBlocks = AutoNormalizeEntries
-		q = opt.Simplify(p, b)
+		q = opt.Simplify(p, opt.AutoBudget)
 	}
 	if q == nil || q == p {
 		return p

@@ -66,7 +66,13 @@ type Node struct {
 	Op Op
 	// hasOr is set when dispsOr holds the OR of Disps (see below; it sits
 	// here, beside Op, to keep nodes small).
-	hasOr     bool
+	hasOr bool
+	// Sym, when nonzero, makes a ContigFinal leaf an opaque symbol: Size
+	// bytes that the rewrite rules repeat but never merge with other bytes
+	// (package optimal normalizes typed trees through the rules of
+	// dame/opt with one symbol per basic type). Compile never sets it; the
+	// text form does not show it.
+	Sym       uint16
 	Count     int64   // Contig, Vector, BlockIndex: number of blocks (instances for Contig)
 	Blocklen  int64   // Vector, BlockIndex: child instances per block
 	Stride    int64   // Vector: bytes between block starts
@@ -392,7 +398,7 @@ func equal(a, b *Node, extent bool) bool {
 	}
 	switch a.Op {
 	case ContigFinal:
-		return true
+		return a.Sym == b.Sym
 	case Contig:
 		if a.Count != b.Count {
 			return false

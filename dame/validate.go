@@ -77,6 +77,11 @@ func (v *validator) node(n *Node, depth int) error {
 		}
 		v.seen[n] = true
 		return nil
+	}
+	if n.Sym != 0 {
+		return bad("only leaves are symbols")
+	}
+	switch n.Op {
 	case Contig, Vector:
 		if n.Count <= 0 || n.Op == Vector && n.Blocklen <= 0 || n.Disps != nil || n.Blocklens != nil || n.Children != nil {
 			return bad("count %d, block length %d, or lists present", n.Count, n.Blocklen)

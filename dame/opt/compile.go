@@ -202,32 +202,59 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 	panic("dame: unknown combiner " + t.Combiner().String())
 }
 
+// The rules of a vector node: count blocks of bl instances of c (c.Extent
+// apart), stride bytes apart. vectorRule is the rule table: it names the
+// first rule that rewrites such a node, and vector applies it; a VECTOR
+// node of the program is final (vectorFinal) exactly when no rule fires.
+const (
+	vecFinal      = iota // no rule: a VECTOR of one instance per block
+	vecIntoLeaf          // contiguous bytes merge into the block length; touching blocks into one leaf
+	vecBlockInner        // a block of bl > 1 instances is an inner vector
+	vecCountOne          // one block of one instance is the child itself
+	vecCollapse          // nested vectors whose strides compose collapse
+)
+
+// vectorRule returns the first rule of the table that rewrites a vector
+// of count blocks of bl instances of c, stride bytes apart, or vecFinal.
+func vectorRule(count, bl, stride int64, c *dame.Node) int {
+	switch {
+	case isBytes(c) && (bl == 1 || c.Extent == c.Size) && (bl > 1 || count == 1 || stride == c.Size):
+		return vecIntoLeaf
+	case bl > 1:
+		return vecBlockInner
+	case count == 1:
+		return vecCountOne
+	case c.Op == dame.Vector && c.Blocklen == 1 && stride == c.Count*c.Stride:
+		return vecCollapse
+	}
+	return vecFinal
+}
+
+// isBytes reports whether c is a leaf of plain bytes, which the rules
+// merge with touching bytes; a symbol leaf (dame.Node.Sym) is opaque.
+func isBytes(c *dame.Node) bool { return c.Op == dame.ContigFinal && c.Sym == 0 }
+
 // vector returns the normalized node of count blocks of bl instances of c
 // (c.Extent apart), stride bytes apart; c is not nil and count, bl > 0
 // unless the type has no data (then the caller never gets here).
 func (z *builder) vector(count, bl, stride int64, c *dame.Node) *dame.Node {
-	if c.Op == dame.ContigFinal && (bl == 1 || c.Extent == c.Size) {
-		// merge contiguous children into the block length
+	switch vectorRule(count, bl, stride, c) {
+	case vecIntoLeaf:
 		L := bl * c.Size
 		if count == 1 || stride == L {
 			return z.leaf(count * L)
 		}
-		leaf := c // c itself when it is that leaf (a row under a column: no second node)
-		if L != c.Size || c.Extent != c.Size {
-			leaf = z.leaf(L)
-		}
-		return z.alloc(dame.Node{Op: dame.Vector, Count: count, Blocklen: 1, Stride: stride, Child: leaf}).Finish()
-	}
-	if bl > 1 {
+		return z.alloc(dame.Node{Op: dame.Vector, Count: count, Blocklen: 1, Stride: stride, Child: z.leaf(L)}).Finish()
+	case vecBlockInner:
 		inner := z.withExtent(z.vector(bl, 1, c.Extent, c), c.Extent*bl) // not used for bl == 1 parents
 		return z.vector(count, 1, stride, inner)
-	}
-	if count == 1 {
+	case vecCountOne:
 		return c
-	}
-	// collapse nested vectors whose strides compose
-	if c.Op == dame.Vector && c.Blocklen == 1 && stride == c.Count*c.Stride {
+	case vecCollapse:
 		return z.alloc(dame.Node{Op: dame.Vector, Count: count * c.Count, Blocklen: 1, Stride: c.Stride, Child: c.Child}).Finish()
+	}
+	if isBytes(c) && c.Extent != c.Size {
+		c = z.leaf(c.Size) // a row under a column keeps c itself: no second node
 	}
 	return z.alloc(dame.Node{Op: dame.Vector, Count: count, Blocklen: 1, Stride: stride, Child: c}).Finish()
 }
@@ -261,7 +288,7 @@ func (b *blockList) add(disp, bl int64, c *dame.Node, off int64) {
 	if bl == 0 || c == nil {
 		return
 	}
-	if c.Op == dame.ContigFinal && (bl == 1 || c.Extent == c.Size) {
+	if isBytes(c) && (bl == 1 || c.Extent == c.Size) {
 		// bytes: a block of bl*c.Size bytes, listed with the shared
 		// one-byte leaf so that blocks of basic types of different sizes
 		// (a struct) share one child and need no list of children
@@ -296,7 +323,7 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*dame.Node, int64) {
 	n := len(b.disps)
 	bytesOnly := true
 	for i := range n {
-		if c := b.kid(i); c.Op != dame.ContigFinal || (b.bls[i] > 1 && c.Extent != c.Size) {
+		if c := b.kid(i); !isBytes(c) || (b.bls[i] > 1 && c.Extent != c.Size) {
 			bytesOnly = false
 			break
 		}

@@ -34,6 +34,7 @@ type simplified struct {
 
 type simplifier struct {
 	b     Budget
+	cm    recon.Cost // the cost model: b.Cost, or costModel
 	z     builder
 	memo  map[*dame.Node]simplified
 	costs map[*dame.Node]int64
@@ -132,32 +133,55 @@ func (s *simplifier) rewrite(n *dame.Node) (*dame.Node, int64) {
 	return s.reconstruct(best, bestOff)
 }
 
-// listFinal reports whether the local rules leave dame.BlockIndex or dame.Index
-// node n as it is (as Compile built it): no block touches the next (a
-// leaf's byte runs; instances of another child at its extent), and the
-// blocks are not all one length at a constant stride (dame.BlockIndex) or all
-// one length (dame.Index). It costs O(blocks) and allocates nothing.
-func listFinal(n *dame.Node) bool {
+// The rules of a list node (BlockIndex, Index) whose child the rules left
+// as it is. listRule is their table: it names the first rule that rewrites
+// the node (blockList.normalize and builder.indexed apply them), and a list
+// is final (listFinal) exactly when none fires. It costs O(blocks) and
+// allocates nothing.
+const (
+	listIsFinal   = iota
+	listBlockOne  // a single block is its child, placed (or a vector)
+	listBlockLen  // BlockIndex blocks of bl > 1 instances: blocks of an inner vector
+	listByteRuns  // blocks of a leaf whose extent is not its size: Compile makes byte runs of them
+	listTouching  // a block touching the next merges with it
+	listStrided   // blocks of one length at a constant stride are a vector
+	listEqualLens // Index blocks all of one length are a BlockIndex
+)
+
+func listRule(n *dame.Node) int {
 	ds, c := n.Disps, n.Child
-	if len(ds) < 2 || (n.Op == dame.BlockIndex && n.Blocklen != 1) {
-		return false
+	switch {
+	case len(ds) < 2:
+		return listBlockOne
+	case n.Op == dame.BlockIndex && n.Blocklen != 1:
+		return listBlockLen
 	}
 	step := c.Extent
-	if c.Op == dame.ContigFinal && c.Extent == c.Size {
+	if isBytes(c) && c.Extent == c.Size {
 		step = c.Size
-	} else if c.Op == dame.ContigFinal {
-		return false // Compile makes runs of these
+	} else if isBytes(c) {
+		return listByteRuns
 	}
-	strided, differ := n.Op == dame.BlockIndex, false
+	strided, differ := true, false
 	for i := 1; i < len(ds); i++ {
 		if ds[i-1]+n.BlockLen(i-1)*step == ds[i] {
-			return false // touching blocks merge
+			return listTouching
 		}
 		strided = strided && ds[i]-ds[i-1] == ds[1]-ds[0]
 		differ = differ || n.BlockLen(i) != n.BlockLen(0)
 	}
-	return !strided && (n.Op == dame.BlockIndex || differ)
+	switch {
+	case strided && !differ:
+		return listStrided
+	case n.Op == dame.Index && !differ:
+		return listEqualLens
+	}
+	return listIsFinal
 }
+
+// listFinal reports whether no list rule rewrites BlockIndex or Index
+// node n (as Compile built it).
+func listFinal(n *dame.Node) bool { return listRule(n) == listIsFinal }
 
 // structFinal reports whether the local rules leave dame.Struct node n, whose
 // children simplify to kids, as it is: no child changed, not all are bytes,
@@ -169,7 +193,7 @@ func structFinal(n *dame.Node, kids []simplified) bool {
 		if k.n != c || k.off != 0 {
 			return false
 		}
-		bytesOnly = bytesOnly && c.Op == dame.ContigFinal && (n.Blocklens[i] == 1 || c.Extent == c.Size)
+		bytesOnly = bytesOnly && isBytes(c) && (n.Blocklens[i] == 1 || c.Extent == c.Size)
 		c0 := n.Children[0]
 		same = same && (i == 0 || dame.Equal(c, c0) || n.Blocklens[0] == 1 && n.Blocklens[i] == 1 && sameMoves(c, c0))
 	}
@@ -256,7 +280,7 @@ func (s *simplifier) reconstruct(m *dame.Node, off int64) (*dame.Node, int64) {
 		switch {
 		case r.bl == 1:
 			nodes[j] = r.c
-		case r.c.Op == dame.ContigFinal && r.c.Extent == r.c.Size:
+		case isBytes(r.c) && r.c.Extent == r.c.Size:
 			nodes[j] = s.z.leaf(r.bl * r.c.Size)
 		default:
 			nodes[j] = s.z.vector(r.bl, 1, r.c.Extent, r.c)
@@ -288,11 +312,11 @@ func (s *simplifier) reconstruct(m *dame.Node, off int64) (*dame.Node, int64) {
 		for j, n := range nodes {
 			seq.LeafCost[j] = min(s.cost(n), recon.MaxCost/int64(len(syms)+1))
 		}
-		t, _, err := recon.Solve(seq, costModel, reconSet)
+		t, _, err := recon.Solve(seq, s.cm, reconSet)
 		if err != nil {
 			return
 		}
-		if repeatsStruct(t, m.Op != dame.Struct, nodes) {
+		if !s.b.Offline && repeatsStruct(t, m.Op != dame.Struct, nodes) {
 			return
 		}
 		r, d := s.fromTree(t, nodes)
@@ -467,7 +491,7 @@ func (s *simplifier) fromTree(t *recon.Tree, nodes []*dame.Node) (*dame.Node, in
 // cost is n's cost in costModel, counting every use of a shared node.
 func (s *simplifier) cost(n *dame.Node) int64 {
 	if n.Op == dame.ContigFinal {
-		return costModel.Leaf
+		return s.cm.Leaf
 	}
 	if c, ok := s.costs[n]; ok {
 		return c
@@ -476,20 +500,20 @@ func (s *simplifier) cost(n *dame.Node) int64 {
 	nb := int64(len(n.Disps))
 	switch n.Op {
 	case dame.Contig:
-		c = costModel.Vec + s.cost(n.Child)
+		c = s.cm.Vec + s.cost(n.Child)
 	case dame.Vector, dame.BlockIndex:
-		c = costModel.Vec
+		c = s.cm.Vec
 		if n.Op == dame.BlockIndex {
-			c = costModel.Idx + nb*costModel.Ix
+			c = s.cm.Idx + nb*s.cm.Ix
 		}
 		if n.Blocklen > 1 {
-			c += costModel.Vec
+			c += s.cm.Vec
 		}
 		c += s.cost(n.Child)
 	case dame.Index:
-		c = costModel.IdxBuc + nb*(costModel.Ix+costModel.Bucket) + s.cost(n.Child)
+		c = s.cm.IdxBuc + nb*(s.cm.Ix+s.cm.Bucket) + s.cost(n.Child)
 	case dame.Struct:
-		c = costModel.Struc + nb*(costModel.Ix+costModel.Type)
+		c = s.cm.Struc + nb*(s.cm.Ix+s.cm.Type)
 		var prev *dame.Node
 		var pc int64
 		for i, k := range n.Blocklens {
@@ -499,7 +523,7 @@ func (s *simplifier) cost(n *dame.Node) int64 {
 			}
 			c += pc
 			if k > 1 {
-				c += costModel.Vec
+				c += s.cm.Vec
 			}
 		}
 	}

@@ -2,10 +2,15 @@ package opt
 
 import (
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/internal/recon"
 )
 
 // Budget bounds the work of Simplify and says when it runs. The zero
-// Budget is CommitBudget.
+// Budget is CommitBudget. The budgets of the project are the values below:
+// commit uses CommitBudget and AutoBudget (ddt.NormalizeAlways and
+// NormalizeAuto), the ddt normalize command, the playground and package
+// optimal's structural normalizer use OfflineBudget (optimal's
+// CommitNormalizeOptions are CommitBudget's limits).
 type Budget struct {
 	// Auto restricts Simplify to programs where it likely gains: programs
 	// holding explicit lists of 16 to MaxBlocks blocks in all whose gaps
@@ -14,7 +19,7 @@ type Budget struct {
 	// distinct children); other programs are returned as they are.
 	Auto bool
 	// MaxBlocks bounds the blocks of the lists Auto hands to the rules.
-	// Zero means 1024.
+	// Zero means AutoMaxBlocks.
 	MaxBlocks int
 	// MaxProgram bounds the size of the program (nodes plus list entries);
 	// larger programs are returned as they are. Zero means 2^14.
@@ -27,7 +32,19 @@ type Budget struct {
 	// some 0.5 ns each); runs that would exceed it are skipped. Zero means
 	// 2^21 (about a millisecond).
 	Work int64
+	// Offline takes the least-cost tree even where it puts a STRUCT of
+	// subprograms under a repetition, which the cost model counts once but
+	// the engines dispatch on at every repetition (commit refuses those:
+	// see repeatsStruct). For normalizing descriptions, not for running them.
+	Offline bool
+	// Cost is the cost model programs are compared in; nil means seed 000's
+	// (recon.DefaultCost).
+	Cost *recon.Cost
 }
+
+// AutoMaxBlocks is the default bound of Budget.MaxBlocks: NormalizeAuto
+// hands lists of at most this many blocks in all to the rules.
+const AutoMaxBlocks = 1024
 
 // CommitBudget is the budget for simplifying every program at commit (ddt's
 // NormalizeAlways): exact reconstruction of sequences of up to 64 blocks or
@@ -36,8 +53,15 @@ type Budget struct {
 var CommitBudget = Budget{MaxProgram: 1 << 14, MaxSeq: 64, Work: 1 << 21}
 
 // AutoBudget is CommitBudget restricted by the automatic policy (ddt's
-// NormalizeAuto) to lists of at most 1024 blocks in all.
-var AutoBudget = Budget{Auto: true, MaxBlocks: 1024, MaxProgram: 1 << 14, MaxSeq: 64, Work: 1 << 21}
+// NormalizeAuto) to lists of at most AutoMaxBlocks blocks in all.
+var AutoBudget = Budget{Auto: true, MaxBlocks: AutoMaxBlocks, MaxProgram: CommitBudget.MaxProgram, MaxSeq: CommitBudget.MaxSeq, Work: CommitBudget.Work}
+
+// OfflineBudget is the budget for normalizing a description offline (the
+// ddt normalize command, the playground, optimal.DefaultNormalizeOptions):
+// exact reconstruction of sequences of up to 1024 blocks or groups, 2^32
+// steps of exact work (seconds), programs of up to 2^22 nodes and list
+// entries, least cost whatever the engines would make of it.
+var OfflineBudget = Budget{MaxProgram: 1 << 22, MaxSeq: 1024, Work: 1 << 32, Offline: true}
 
 // Simplify returns a program that moves exactly the bytes p moves, in the
 // same packed order, and costs less in the additive cost model of seed 000
@@ -62,7 +86,7 @@ func Simplify(p *dame.Program, b Budget) *dame.Program {
 		return p
 	}
 	if b.MaxBlocks <= 0 {
-		b.MaxBlocks = 1024
+		b.MaxBlocks = AutoMaxBlocks
 	}
 	if b.Auto && !irregular(p, 16, max(b.MaxBlocks, 16)) {
 		return p
@@ -79,7 +103,10 @@ func Simplify(p *dame.Program, b Budget) *dame.Program {
 	if !rulesMayFire(p.Root) || progSize(p.Root, b.MaxProgram) > b.MaxProgram {
 		return p
 	}
-	s := simplifier{b: b}
+	s := simplifier{b: b, cm: costModel}
+	if b.Cost != nil {
+		s.cm = *b.Cost
+	}
 	root, off := s.node(p.Root)
 	if root == p.Root || s.cost(root) >= s.cost(p.Root) {
 		return p
@@ -110,21 +137,10 @@ func rulesMayFire(n *dame.Node) bool {
 	return false
 }
 
-// vectorFinal reports whether no local rule applies at dame.Vector node n:
-// Compile built it (block length 1, more than one block, not touching
-// copies of a leaf, not composing with a vector child).
+// vectorFinal reports whether no rule of the table (vectorRule) rewrites
+// Vector node n: Compile built it.
 func vectorFinal(n *dame.Node) bool {
-	if n.Blocklen != 1 || n.Count == 1 {
-		return false
-	}
-	c := n.Child
-	switch {
-	case c.Op == dame.ContigFinal && n.Stride == c.Size:
-		return false
-	case c.Op == dame.Vector && c.Blocklen == 1 && n.Stride == c.Count*c.Stride:
-		return false
-	}
-	return true
+	return vectorRule(n.Count, n.Blocklen, n.Stride, n.Child) == vecFinal
 }
 
 // progSize counts the nodes and list entries of the tree under n (shared

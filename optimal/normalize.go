@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/recon"
 )
@@ -31,18 +32,25 @@ type NormalizeOptions struct {
 }
 
 // DefaultNormalizeOptions returns the paper's cost model and constructors
-// with generous limits, for offline use (the ddt normalize command).
+// with the limits of opt.OfflineBudget, for offline use (the ddt normalize
+// command): exact reconstruction of sequences of up to 1024 entries, 2^32
+// steps of exact work, trees of up to 2^22 nodes and list entries.
 func DefaultNormalizeOptions() NormalizeOptions {
-	return NormalizeOptions{Options: DefaultOptions(), ExactLimit: 1024, Work: 1 << 32, MaxTree: 1 << 22}
+	return budgetOptions(opt.OfflineBudget)
 }
 
-// CommitNormalizeOptions returns limits for normalizing within about a
-// millisecond: exact reconstruction only on sequences of up to 64 entries
-// and at most about a millisecond of exact work, and no normalization of
-// types whose tree has more than 2^14 nodes and list entries (the limits
-// of opt.CommitBudget, which commit uses on the program).
+// CommitNormalizeOptions returns the limits of opt.CommitBudget, which
+// commit uses on the program: exact reconstruction only on sequences of
+// up to 64 entries and about a millisecond of exact work, and no
+// normalization of types whose tree has more than 2^14 nodes and list
+// entries.
 func CommitNormalizeOptions() NormalizeOptions {
-	return NormalizeOptions{Options: DefaultOptions(), ExactLimit: 64, Work: 1 << 21, MaxTree: 1 << 14}
+	return budgetOptions(opt.CommitBudget)
+}
+
+// budgetOptions are the paper's cost model and constructors within b's limits.
+func budgetOptions(b opt.Budget) NormalizeOptions {
+	return NormalizeOptions{Options: DefaultOptions(), ExactLimit: b.MaxSeq, Work: b.Work, MaxTree: b.MaxProgram}
 }
 
 func (o NormalizeOptions) withDefaults() (NormalizeOptions, error) {

@@ -259,3 +259,13 @@ func (s *listStats) add(n *dame.Node, max int) bool {
 		return true
 	}
 }
+
+// Cost returns p's cost in seed 000's cost model (recon.DefaultCost):
+// what Simplify minimizes, counting every use of a shared node.
+func Cost(p *dame.Program) int64 {
+	if p == nil || p.Root == nil {
+		return 0
+	}
+	s := simplifier{cm: costModel}
+	return s.cost(p.Root)
+}

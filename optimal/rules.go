@@ -156,21 +156,53 @@ func (b *bridge) tree(p *dame.Program) *Node {
 	if p.Off == 0 {
 		return root
 	}
-	if root.Irregular() {
-		// the first irregular node absorbs the shift (seed 000, Lemma 5)
-		m := *root
-		m.Disps = make([]int64, len(root.Disps))
-		for k, d := range root.Disps {
-			m.Disps[k] = d + p.Off
+	// the cheapest of: the first irregular node under a chain of vecs
+	// absorbing the shift (seed 000, Lemma 5), a root vec as an idx of its
+	// copies' displacements, and an irregular node of count 1 on top
+	var cands []*Node
+	if t := shiftInto(root, p.Off); t != nil {
+		cands = append(cands, t)
+	}
+	if root.Kind == Vec && root.Count <= 64 {
+		ds := make([]int64, root.Count)
+		for k := range ds {
+			ds[k] = p.Off + int64(k)*root.Stride
+		}
+		cands = append(cands, &Node{Kind: Idx, Disps: ds, Child: root.Child})
+	}
+	if root.Kind == Vec {
+		cands = append(cands, &Node{Kind: IdxBuc, Stride: root.Stride, Disps: []int64{p.Off}, Sizes: []int64{root.Count}, Child: root.Child})
+	}
+	cands = append(cands, &Node{Kind: Idx, Disps: []int64{p.Off}, Child: root},
+		&Node{Kind: IdxBuc, Disps: []int64{p.Off}, Sizes: []int64{1}, Child: root})
+	best := cands[0]
+	for _, c := range cands[1:] {
+		if b.o.Cost.Of(c) < b.o.Cost.Of(best) {
+			best = c
+		}
+	}
+	return best
+}
+
+// shiftInto returns n shifted by off through its first irregular node
+// below a chain of vecs, or nil if the chain ends in a leaf.
+func shiftInto(n *Node, off int64) *Node {
+	switch {
+	case n.Irregular():
+		m := *n
+		m.Disps = make([]int64, len(n.Disps))
+		for k, d := range n.Disps {
+			m.Disps[k] = d + off
 		}
 		return &m
+	case n.Kind == Vec:
+		if c := shiftInto(n.Child, off); c != nil {
+			m := *n
+			m.Child = c
+			return &m
+		}
 	}
-	a := &Node{Kind: Idx, Disps: []int64{p.Off}, Child: root}
-	c := &Node{Kind: IdxBuc, Disps: []int64{p.Off}, Sizes: []int64{1}, Child: root}
-	if b.o.Cost.Of(c) < b.o.Cost.Of(a) {
-		return c
-	}
-	return a
+	return nil
 }
 
 func (b *bridge) treeOf(n *dame.Node) *Node {
@@ -232,8 +264,7 @@ func (b *bridge) vec(count, stride int64, c *Node) *Node {
 }
 
 // viaRules normalizes tree in through dame/opt's rules within o's limits
-// and work, returning nil when the rules find nothing or the tree cannot
-// be converted.
+// and work, returning nil when the tree cannot be converted.
 func viaRules(in *Node, o NormalizeOptions, work int64) *Node {
 	b := newBridge(o.Options)
 	p := b.program(in)
@@ -243,9 +274,6 @@ func viaRules(in *Node, o NormalizeOptions, work int64) *Node {
 	cm := recon.Cost(o.Cost)
 	bud := opt.OfflineBudget
 	bud.MaxSeq, bud.Work, bud.MaxProgram, bud.Cost = o.ExactLimit, work, o.MaxTree, &cm
-	q := opt.Simplify(p, bud)
-	if q == p {
-		return nil
-	}
-	return b.tree(q)
+	// p itself may be cheaper than in: empty members are gone
+	return b.tree(opt.Simplify(p, bud))
 }

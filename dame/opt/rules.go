@@ -123,6 +123,11 @@ func (s *simplifier) rewrite(n *dame.Node) (*dame.Node, int64) {
 		return s.reconstruct(n, 0)
 	}
 	best, bestOff := s.list(n, kids, false)
+	if unchanged(n, kids) && s.cost(n) < s.cost(best) {
+		// merging touching blocks of symbols can cost more than it saves
+		// (an INDEX of buckets in place of a BLOCKINDEX): keep the list
+		best, bestOff = n, 0
+	}
 	if nested {
 		// structs and lists nested in blocks of one instance, inlined:
 		// cheaper when it lets blocks merge or children be shared
@@ -198,6 +203,17 @@ func structFinal(n *dame.Node, kids []simplified) bool {
 		same = same && (i == 0 || dame.Equal(c, c0) || n.Blocklens[0] == 1 && n.Blocklens[i] == 1 && sameMoves(c, c0))
 	}
 	return len(kids) >= 2 && !bytesOnly && !same
+}
+
+// unchanged reports whether the children of list node n simplified to
+// themselves, in place.
+func unchanged(n *dame.Node, kids []simplified) bool {
+	for i, k := range kids {
+		if k.n != n.ChildOf(i) || k.off != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func isList(n *dame.Node) bool {

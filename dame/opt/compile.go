@@ -341,6 +341,10 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*dame.Node, int64) {
 		}
 		return z.byteRuns(ds, ls)
 	}
+	if mergeAll && b.kids != nil {
+		b.mergeVectors(z)
+		n = len(b.disps)
+	}
 	same := true
 	for i := 1; i < n && b.kids != nil; i++ {
 		if !dame.Equal(b.kids[i], b.kids[0]) && !(mergeAll && b.bls[0] == 1 && b.bls[i] == 1 && sameMoves(b.kids[i], b.kids[0])) {
@@ -369,6 +373,78 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*dame.Node, int64) {
 		b.disps, b.bls = ds, bls
 	}
 	return z.indexed(b.disps, b.bls, b.kid(0))
+}
+
+// run is count copies of x, stride apart: a block of one instance as the
+// rule "touching runs of one child at one stride merge" sees it.
+type run struct {
+	x             *dame.Node
+	count, stride int64
+}
+
+// runOf is the run of a block of bl instances of c: count copies of the
+// child of a vector of one instance per block, one copy of another node;
+// false for blocks of several instances.
+func runOf(c *dame.Node, bl int64) (run, bool) {
+	switch {
+	case bl != 1:
+		return run{}, false
+	case c.Op == dame.Vector && c.Blocklen == 1:
+		return run{c.Child, c.Count, c.Stride}, true
+	}
+	return run{c, 1, 0}, true
+}
+
+// continues returns run a followed by run b, which starts d bytes after
+// a, as one run, if b continues a's stride with copies of an equal child
+// (two single copies never form a run here: reconstruction groups those).
+func continues(a, b run, d int64) (run, bool) {
+	if !dame.Equal(a.x, b.x) {
+		return run{}, false
+	}
+	switch {
+	case a.count >= 2 && d == a.count*a.stride && (b.count == 1 || b.stride == a.stride):
+		return run{a.x, a.count + b.count, a.stride}, true
+	case a.count == 1 && b.count >= 2 && d == b.stride:
+		return run{a.x, b.count + 1, b.stride}, true
+	}
+	return run{}, false
+}
+
+// mergeVectors applies the rule that touching runs of one child at one
+// stride merge (a rule of Simplify; see continues): consecutive blocks
+// whose runs continue one another become one vector. Each merge saves a
+// list entry, and a vector when two vectors merge. The lists are rewritten
+// in place.
+func (b *blockList) mergeVectors(z *builder) {
+	unit := func(i int) (run, bool) {
+		if c := b.kids[i]; c == byteLeaf && b.bls[i] != 1 {
+			return run{z.leaf(b.bls[i]), 1, 0}, true
+		}
+		return runOf(b.kids[i], b.bls[i])
+	}
+	k := 0 // blocks kept: 0..k
+	prev, ok := unit(0)
+	merged := false
+	for i := 1; i < len(b.disps); i++ {
+		cur, ok2 := unit(i)
+		if ok && ok2 {
+			if r, yes := continues(prev, cur, b.disps[i]-b.disps[k]); yes {
+				prev, merged = r, true
+				continue
+			}
+		}
+		if merged {
+			b.kids[k], b.bls[k] = z.vector(prev.count, 1, prev.stride, prev.x), 1
+		}
+		k++
+		b.disps[k], b.bls[k], b.kids[k] = b.disps[i], b.bls[i], b.kids[i]
+		prev, ok, merged = cur, ok2, false
+	}
+	if merged {
+		b.kids[k], b.bls[k] = z.vector(prev.count, 1, prev.stride, prev.x), 1
+	}
+	b.disps, b.bls, b.kids = b.disps[:k+1], b.bls[:k+1], b.kids[:k+1]
 }
 
 // sameMoves reports whether a and b move the same bytes, whatever their

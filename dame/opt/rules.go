@@ -188,9 +188,10 @@ func listRule(n *dame.Node) int {
 // node n (as Compile built it).
 func listFinal(n *dame.Node) bool { return listRule(n) == listIsFinal }
 
-// structFinal reports whether the local rules leave dame.Struct node n, whose
-// children simplify to kids, as it is: no child changed, not all are bytes,
-// and not all move the same bytes. It allocates nothing.
+// structFinal reports whether no struct rule rewrites Struct node n,
+// whose children simplify to kids: no child changed, not all are bytes
+// (byte runs), not all move the same bytes (an indexed node), and no block
+// continues the run of the one before (continues). It allocates nothing.
 func structFinal(n *dame.Node, kids []simplified) bool {
 	bytesOnly, same := true, true
 	for i, k := range kids {
@@ -201,6 +202,15 @@ func structFinal(n *dame.Node, kids []simplified) bool {
 		bytesOnly = bytesOnly && isBytes(c) && (n.Blocklens[i] == 1 || c.Extent == c.Size)
 		c0 := n.Children[0]
 		same = same && (i == 0 || dame.Equal(c, c0) || n.Blocklens[0] == 1 && n.Blocklens[i] == 1 && sameMoves(c, c0))
+		if i > 0 {
+			a, oka := runOf(n.Children[i-1], n.Blocklens[i-1])
+			b, okb := runOf(c, n.Blocklens[i])
+			if oka && okb {
+				if _, yes := continues(a, b, n.Disps[i]-n.Disps[i-1]); yes {
+					return false
+				}
+			}
+		}
 	}
 	return len(kids) >= 2 && !bytesOnly && !same
 }

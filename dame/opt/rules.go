@@ -262,6 +262,59 @@ func (s *simplifier) spend(n int) bool {
 // blocks (consecutive equal blocks at a constant stride), within the
 // budget.
 func (s *simplifier) reconstruct(m *dame.Node, off int64) (*dame.Node, int64) {
+	best, bestOff := s.reconstruct1(m, off)
+	if s.b.Offline {
+		// offline, also over the instances of the blocks: buckets of a few
+		// copies may cost more than the copies listed one by one
+		if e := s.instances(m); e != nil {
+			if r, o := s.reconstruct1(e, off); s.cost(r) < s.cost(best) {
+				best, bestOff = r, o
+			}
+		}
+	}
+	return best, bestOff
+}
+
+// instances is list node m with its blocks of several instances listed
+// instance by instance (at their child's extent), or nil if no block has
+// several or there would be more than MaxSeq.
+func (s *simplifier) instances(m *dame.Node) *dame.Node {
+	if m.Op != dame.Index && m.Op != dame.Struct {
+		return nil
+	}
+	var total int64
+	for i := range m.Disps {
+		total += m.BlockLen(i)
+		if total > int64(s.b.MaxSeq) {
+			return nil
+		}
+	}
+	if total == int64(len(m.Disps)) {
+		return nil
+	}
+	ds := make([]int64, 0, total)
+	var cs []*dame.Node
+	for i, d := range m.Disps {
+		c := m.ChildOf(i)
+		for j := range m.BlockLen(i) {
+			ds = append(ds, d+j*c.Extent)
+			if m.Op == dame.Struct {
+				cs = append(cs, c)
+			}
+		}
+	}
+	if m.Op == dame.Index {
+		return s.z.alloc(dame.Node{Op: dame.BlockIndex, Blocklen: 1, Disps: ds, Child: m.Child}).Finish()
+	}
+	ones := make([]int64, total)
+	for i := range ones {
+		ones[i] = 1
+	}
+	return s.z.alloc(dame.Node{Op: dame.Struct, Blocklens: ones, Disps: ds, Children: cs}).Finish()
+}
+
+// reconstruct1 is reconstruct over m's blocks as they are.
+func (s *simplifier) reconstruct1(m *dame.Node, off int64) (*dame.Node, int64) {
 	if !isList(m) || len(m.Disps) < 3 {
 		return m, off
 	}

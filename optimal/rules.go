@@ -1,6 +1,9 @@
 package optimal
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/internal/recon"
@@ -276,4 +279,143 @@ func viaRules(in *Node, o NormalizeOptions, work int64) *Node {
 	bud.MaxSeq, bud.Work, bud.MaxProgram, bud.Cost = o.ExactLimit, work, o.MaxTree, &cm
 	// p itself may be cheaper than in: empty members are gone
 	return b.tree(opt.Simplify(p, bud))
+}
+
+// largeBytesPerElem bounds the memory ReconstructLarge uses per element of
+// the map (the program's lists, the rules' block lists, symbol and group
+// sequences): checked before anything of the map's size is allocated.
+const largeBytesPerElem = 512
+
+// MaxLargeMemory is the most memory ReconstructLarge may plan to use.
+const MaxLargeMemory = 1 << 30
+
+// ReconstructLarge returns a tree whose flattening equals m, for maps of up
+// to MaxMapLen elements. For at most MaxLen elements it is Reconstruct's
+// exact least-cost tree (exact is true). Longer maps are too long for the
+// O(n^3) program; their tree is what the rewrite rules of dame/opt find
+// (opt.Simplify within opt.OfflineBudget on a program of one symbol per
+// basic type: touching blocks merge, constant strides become vectors, and
+// runs of equal blocks at a constant stride are grouped level by level —
+// nested vectors, a row and a column, strided buckets — with exact
+// reconstruction over each level of at most 1024 groups). exact is then
+// false (unless cost meets the bound), and lower is LowerBound's
+// certificate: the optimal cost lies in [lower, cost], so cost/lower bounds
+// this instance's approximation factor.
+// Time and memory are O(n) per level (at most log2 n levels) plus the exact
+// runs (2^32 steps at most); the memory is checked before it is allocated.
+func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, exact bool, err error) {
+	if len(m) <= MaxLen {
+		tree, cost, err = Reconstruct(m, opts)
+		return tree, cost, cost, err == nil, err
+	}
+	if opts, err = opts.normalized(); err != nil {
+		return nil, 0, 0, false, err
+	}
+	if !opts.Constructors.Has(DefaultConstructors) {
+		return nil, 0, 0, false, fmt.Errorf("optimal: a map of more than %d elements is reconstructed by the rewrite rules, which need the constructors %s, got %s", MaxLen, DefaultConstructors, opts.Constructors)
+	}
+	if len(m) > MaxMapLen {
+		return nil, 0, 0, false, fmt.Errorf("optimal: type map of %d elements: %w", len(m), ErrMapTooLong)
+	}
+	if need := int64(len(m)) * largeBytesPerElem; need > MaxLargeMemory {
+		return nil, 0, 0, false, fmt.Errorf("optimal: a map of %d elements needs about %d MiB, more than %d MiB", len(m), need>>20, MaxLargeMemory>>20)
+	}
+	for i, e := range m {
+		if !validTypeName(e.Type) {
+			return nil, 0, 0, false, fmt.Errorf("optimal: element %d: invalid basic type name %q", i, e.Type)
+		}
+		if e.Disp > MaxDisp || e.Disp < -MaxDisp {
+			return nil, 0, 0, false, fmt.Errorf("optimal: element %d: displacement %d out of range ±2^61", i, e.Disp)
+		}
+	}
+	if tree, cost, err = byRules(m, opts, opt.OfflineBudget.MaxSeq); err != nil {
+		return nil, 0, 0, false, err
+	}
+	lower = LowerBound(m, opts)
+	return tree, cost, lower, cost == lower, nil
+}
+
+// byRules is the rewrite rules' tree for m (see ReconstructLarge), whatever
+// its length, with exact runs on sequences of at most maxSeq entries, and
+// its cost.
+func byRules(m TypeMap, opts Options, maxSeq int) (tree *Node, cost int64, err error) {
+	b := newBridge(opts)
+	leaves := map[string]*dame.Node{}
+	ds, bls := make([]int64, len(m)), make([]int64, len(m))
+	cs := make([]*dame.Node, len(m))
+	for i, e := range m {
+		l, ok := leaves[e.Type]
+		if !ok {
+			if l = b.symLeaf(e.Type); l == nil {
+				return nil, 0, fmt.Errorf("optimal: element %d: unknown size of basic type %q", i, e.Type)
+			}
+			leaves[e.Type] = l
+		}
+		ds[i], bls[i], cs[i] = e.Disp, 1, l
+	}
+	root := (&dame.Node{Op: dame.Struct, Blocklens: bls, Disps: ds, Children: cs}).Finish()
+	p := &dame.Program{Size: root.Size}
+	p.SetRoot(root, 0)
+	if err := dame.Validate(p); err != nil {
+		return nil, 0, fmt.Errorf("optimal: %v", err)
+	}
+	cm := recon.Cost(opts.Cost)
+	bud := opt.OfflineBudget
+	bud.MaxProgram, bud.MaxSeq, bud.Cost = 2*len(m)+16, maxSeq, &cm
+	q := opt.Simplify(p, bud)
+	if tree = b.tree(q); tree == nil {
+		return nil, 0, fmt.Errorf("optimal: the rules built a program of other leaves") // unreachable
+	}
+	return tree, treeCost(tree, opts.Cost, map[*Node]int64{}), nil
+}
+
+// LowerBound returns a lower bound on the cost of every tree over
+// opts.Constructors whose flattening is m (proof in docs/normalization.md):
+// every distinct basic type of m is the type of some leaf, and a tree of
+// two or more elements has an interior node, unless it is one contiguous
+// leaf (one type, contig allowed). With k types,
+//
+//	lower = k·min(leaf, contig) + (the cheapest interior node)   (n ≥ 2)
+//
+// where the cheapest interior node is the least of vec, idx+ix,
+// idxbuc+ix+bucket, struc+ix+type and sbuc+bucket over the allowed
+// constructors; and contig alone if that is less and applies.
+func LowerBound(m TypeMap, opts Options) int64 {
+	types := map[string]bool{}
+	for _, e := range m {
+		types[e.Type] = true
+	}
+	c := opts.Cost
+	leaf := c.Leaf
+	if opts.Constructors.Has(AllowContig) {
+		leaf = min(leaf, c.Contig)
+	}
+	lb := int64(len(types)) * leaf
+	if len(m) < 2 {
+		return lb
+	}
+	inner := int64(math.MaxInt64)
+	if opts.Constructors.Has(AllowVec) {
+		inner = min(inner, c.Vec)
+	}
+	if opts.Constructors.Has(AllowIdx) {
+		inner = min(inner, c.Idx+c.Ix)
+	}
+	if opts.Constructors.Has(AllowIdxBuc) {
+		inner = min(inner, c.IdxBuc+c.Ix+c.Bucket)
+	}
+	if opts.Constructors.Has(AllowStruc) {
+		inner = min(inner, c.Struc+c.Ix+c.Type)
+	}
+	if opts.Constructors.Has(AllowSBuc) {
+		inner = min(inner, c.SBuc+c.Bucket)
+	}
+	if inner == math.MaxInt64 {
+		inner = 0
+	}
+	lb += inner
+	if len(types) == 1 && opts.Constructors.Has(AllowContig) {
+		lb = min(lb, c.Contig)
+	}
+	return lb
 }

@@ -319,7 +319,7 @@ func (s *simplifier) reconstruct1(m *dame.Node, off int64) (*dame.Node, int64) {
 		return m, off
 	}
 	nb := len(m.Disps)
-	if nb > s.b.MaxSeq && !fewGroups(m, s.b.MaxSeq) {
+	if nb > s.b.MaxSeq && !s.b.Offline && !fewGroups(m, s.b.MaxSeq) {
 		return m, off // too long, and so are its groups
 	}
 	// the distinct blocks (child and block length) as symbols
@@ -382,35 +382,144 @@ func (s *simplifier) reconstruct1(m *dame.Node, off int64) (*dame.Node, int64) {
 	for i, d := range m.Disps {
 		disps[i] = d - d0
 	}
-	best, bestOff, bestCost := m, off, s.cost(m)
-	try := func(syms []int32, disps []int64, nodes []*dame.Node) {
-		if len(syms) > s.b.MaxSeq || !s.spend(len(syms)) {
+	best, bestOff := m, off
+	if r, d, c := s.solve(syms, disps, nodes, m.Op != dame.Struct, 0); r != nil && c < s.cost(m) {
+		best, bestOff = r, off+d0+d
+	}
+	return best, bestOff
+}
+
+// maxSolveDepth bounds the recursion of solve (each level at least halves
+// the sequence).
+const maxSolveDepth = 64
+
+// solve returns the cheapest node it finds for the sequence of symbols
+// syms at displacements disps (symbol j is nodes[j]), the displacement of
+// the node's origin relative to disps' origin, and its cost; nil if it
+// finds none. Candidates, each compared by cost:
+//
+//   - exact reconstruction (internal/recon) of a sequence of at most
+//     MaxSeq entries, within the work budget;
+//   - the runs of one symbol at a constant stride as symbols (groups),
+//     solved again — at commit one level, offline level by level;
+//   - offline, a repeated prefix: the first p entries repeated c >= 2
+//     times at a constant shift (a vector of the prefix's solution),
+//     followed by the rest, solved on its own (a struct of the two).
+//
+// under is set inside a repetition (see repeatsStruct).
+func (s *simplifier) solve(syms []int32, disps []int64, nodes []*dame.Node, under bool, depth int) (*dame.Node, int64, int64) {
+	var best *dame.Node
+	var bestOff, bestCost int64
+	consider := func(r *dame.Node, d int64) {
+		if r == nil {
 			return
 		}
+		if c := s.cost(r); best == nil || c < bestCost {
+			best, bestOff, bestCost = r, d, c
+		}
+	}
+	if d0 := disps[0]; d0 != 0 {
+		// solved aligned (seed 000, Definition 4), placed at d0
+		al := make([]int64, len(disps))
+		for i, d := range disps {
+			al[i] = d - d0
+		}
+		r, d, c := s.solve(syms, al, nodes, under, depth)
+		return r, d + d0, c
+	}
+	if len(syms) == 1 {
+		consider(nodes[syms[0]], 0)
+		return best, bestOff, bestCost
+	}
+	if len(syms) <= s.b.MaxSeq && s.spend(len(syms)) {
 		seq := recon.Seq{Sym: syms, Disp: disps, LeafCost: make([]int64, len(nodes))}
 		for j, n := range nodes {
 			seq.LeafCost[j] = min(s.cost(n), recon.MaxCost/int64(len(syms)+1))
 		}
-		t, _, err := recon.Solve(seq, s.cm, reconSet)
-		if err != nil {
-			return
-		}
-		if !s.b.Offline && repeatsStruct(t, m.Op != dame.Struct, nodes) {
-			return
-		}
-		r, d := s.fromTree(t, nodes)
-		if c := s.cost(r); c < bestCost {
-			best, bestOff, bestCost = r, off+d0+d, c
+		if t, _, err := recon.Solve(seq, s.cm, reconSet); err == nil && (s.b.Offline || !repeatsStruct(t, under, nodes)) {
+			consider(s.fromTree(t, nodes))
 		}
 	}
-	try(syms, disps, nodes)
-	// groups: runs of one symbol at a constant stride
+	if depth >= maxSolveDepth {
+		return best, bestOff, bestCost
+	}
+	if gsyms, gdisps, gnodes, ok := s.groups(syms, disps, nodes); ok {
+		if !s.b.Offline {
+			// at commit, one level of groups, solved exactly
+			if len(gsyms) <= s.b.MaxSeq && s.spend(len(gsyms)) {
+				seq := recon.Seq{Sym: gsyms, Disp: gdisps, LeafCost: make([]int64, len(gnodes))}
+				for j, n := range gnodes {
+					seq.LeafCost[j] = min(s.cost(n), recon.MaxCost/int64(len(gsyms)+1))
+				}
+				if t, _, err := recon.Solve(seq, s.cm, reconSet); err == nil && !repeatsStruct(t, under, gnodes) {
+					consider(s.fromTree(t, gnodes))
+				}
+			}
+			return best, bestOff, bestCost
+		}
+		r, d, _ := s.solve(gsyms, gdisps, gnodes, under, depth+1)
+		consider(r, d)
+	}
+	if s.b.Offline {
+		s.repeatedPrefix(syms, disps, nodes, under, depth, consider)
+	}
+	return best, bestOff, bestCost
+}
+
+// maxPeriod bounds the prefix lengths repeatedPrefix tries.
+const maxPeriod = 1024
+
+// repeatedPrefix offers solve the smallest repeated prefix that covers at
+// least half the sequence: entries [0, p) repeated c >= 2 times, each copy
+// shift bytes after the one before (every symbol equal, every
+// displacement shifted), as a vector of the prefix's solution, then the
+// rest of the sequence solved on its own, the two as a struct.
+func (s *simplifier) repeatedPrefix(syms []int32, disps []int64, nodes []*dame.Node, under bool, depth int, consider func(*dame.Node, int64)) {
+	n := len(syms)
+	for p := 1; p <= min(n/2, maxPeriod); p++ {
+		shift := disps[p] - disps[0]
+		// entries i and i+p agree from 0 up to the first mismatch
+		k := 0
+		for k+p < n && syms[k+p] == syms[k] && disps[k+p]-disps[k] == shift {
+			k++
+		}
+		c := (k + p) / p // whole copies of the prefix
+		if c < 2 || c*p < n/2 {
+			continue
+		}
+		head, hoff, _ := s.solve(syms[:p], disps[:p], nodes, true, depth+1)
+		if head == nil {
+			return
+		}
+		v := s.vector(int64(c), shift, head)
+		if c*p == n {
+			consider(v, hoff)
+			return
+		}
+		tail, toff, _ := s.solve(syms[c*p:], disps[c*p:], nodes, under, depth+1)
+		if tail == nil {
+			return
+		}
+		b := newBlockList(2)
+		b.add(hoff, 1, v, 0)
+		b.add(toff, 1, tail, 0)
+		r, d := b.normalize(&s.z, false)
+		consider(r, d)
+		return
+	}
+}
+
+// groups returns the sequence of runs of one symbol at a constant stride
+// of syms (at disps, symbol j's node nodes[j]), each distinct run a new
+// symbol whose node is a vector of the old one; false if no run has two
+// copies, or (but offline) if there are more than MaxSeq runs.
+func (s *simplifier) groups(syms []int32, disps []int64, nodes []*dame.Node) ([]int32, []int64, []*dame.Node, bool) {
 	type group struct {
 		sym                 int32
 		disp, count, stride int64
 	}
 	var gs []group
-	for i := range nb {
+	for i := range syms {
 		if k := len(gs) - 1; k >= 0 && gs[k].sym == syms[i] {
 			g := &gs[k]
 			if g.count == 1 {
@@ -422,13 +531,13 @@ func (s *simplifier) reconstruct1(m *dame.Node, off int64) (*dame.Node, int64) {
 				continue
 			}
 		}
-		if len(gs) == s.b.MaxSeq {
-			return best, bestOff
+		if len(gs) == s.b.MaxSeq && !s.b.Offline {
+			return nil, nil, nil, false
 		}
 		gs = append(gs, group{syms[i], disps[i], 1, 0})
 	}
-	if len(gs) == nb {
-		return best, bestOff
+	if len(gs) == len(syms) {
+		return nil, nil, nil, false
 	}
 	type gkey struct {
 		sym           int32
@@ -454,8 +563,7 @@ func (s *simplifier) reconstruct1(m *dame.Node, off int64) (*dame.Node, int64) {
 		}
 		gsyms[k], gdisps[k] = id, g.disp
 	}
-	try(gsyms, gdisps, gnodes)
-	return best, bestOff
+	return gsyms, gdisps, gnodes, true
 }
 
 // vector is count copies of c stride bytes apart (normalized by the

@@ -21,7 +21,8 @@ import (
 //	-- type --        a .ddt type (input): Compile lowers it, and
 //	-- compiled --    is the program Compile must build (DAME text);
 //	-- program --     a DAME program (input) instead of a type;
-//	-- budget --      optional: always (CommitBudget, the default) or auto;
+//	-- budget --      optional: always (CommitBudget, the default), auto or
+//	                  offline (OfflineBudget);
 //	-- simplified --  the program Simplify must return, or "unchanged" when
 //	                  it must return its input itself.
 //
@@ -64,6 +65,8 @@ func TestRules(t *testing.T) {
 			case "", "always":
 			case "auto":
 				b = opt.AutoBudget
+			case "offline":
+				b = opt.OfflineBudget
 			default:
 				t.Fatalf("unknown budget %q", f.get("budget"))
 			}

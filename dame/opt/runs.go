@@ -190,15 +190,43 @@ func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (k int, o
 
 // segment is count runs of L bytes, stride bytes apart, the first at disp;
 // next is disp + count*stride, where the next run of the segment starts.
-type segment struct{ disp, L, stride, count, next int64 }
+// A closed segment may stand for reps > 1 segments of its shape, gap bytes
+// apart (the rows of a block of a matrix listed element by element).
+type segment struct{ disp, L, stride, count, next, reps, gap int64 }
 
 func (s segment) node(z *builder) *dame.Node {
+	var n *dame.Node
 	if s.count == 1 {
-		return z.leaf(s.L)
+		n = z.leaf(s.L)
+	} else {
+		n = z.alloc(dame.Node{Op: dame.Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: z.leaf(s.L)}).Finish()
+		n.Extent = (s.count-1)*s.stride + s.L
 	}
-	v := z.alloc(dame.Node{Op: dame.Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: z.leaf(s.L)}).Finish()
-	v.Extent = (s.count-1)*s.stride + s.L
+	if s.reps <= 1 {
+		return n
+	}
+	v := z.vector(s.reps, 1, s.gap, n)
+	if v != n && v.Op == dame.Vector && v.Extent == 0 {
+		v.Extent = (s.reps-1)*s.gap + n.Extent
+	}
 	return v
+}
+
+// repeats reports whether closed segment c repeats the shape of segment
+// group g (g.reps segments, gap apart) at g's next place, and adds it.
+func (g *segment) repeats(c segment) bool {
+	if c.L != g.L || c.count != g.count || c.count > 1 && c.stride != g.stride {
+		return false
+	}
+	switch {
+	case g.reps <= 1:
+		g.reps, g.gap = 2, c.disp-g.disp
+	case c.disp == g.disp+g.reps*g.gap:
+		g.reps++
+	default:
+		return false
+	}
+	return true
 }
 
 // leafSegments describes the runs as at most a few segments of constant
@@ -406,10 +434,13 @@ func (s *segmenter) add(d, L int64) bool {
 		s.cur.next += s.cur.stride
 	default:
 		if s.cur.count > 0 {
-			if len(s.segs)+1 == s.limit {
+			if k := len(s.segs) - 1; k >= 0 && s.segs[k].repeats(s.cur) {
+				// one more segment of the last one's shape, at its gap
+			} else if len(s.segs)+1 == s.limit {
 				return false
+			} else {
+				s.segs = append(s.segs, s.cur)
 			}
-			s.segs = append(s.segs, s.cur)
 		}
 		s.cur = segment{disp: d, L: L, count: 1, next: d}
 	}
@@ -464,7 +495,10 @@ func (s *segmenter) node(z *builder) (*dame.Node, int64, bool) {
 	if s.cur.count == 0 {
 		return nil, 0, false
 	}
-	segs := append(s.segs, s.cur)
+	segs := s.segs
+	if k := len(segs) - 1; k < 0 || !segs[k].repeats(s.cur) {
+		segs = append(segs, s.cur)
+	}
 	if len(segs) == 1 {
 		return segs[0].node(z), segs[0].disp, true
 	}

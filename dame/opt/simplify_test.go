@@ -198,29 +198,29 @@ func TestSimplifyMatchesReference(t *testing.T) {
 	}
 }
 
-// A 6 x 3 block of an int matrix of leading dimension 100, every other
-// column, listed element by element: Compile leaves a list of 18 blocks,
-// Simplify finds a vector of vectors (seed 000's reconstruction over the
-// program's blocks).
+// Buckets of 1, 2 and 3 doubles, the three repeated 4 times 256 bytes
+// apart: Compile leaves a list of 12 blocks (its rules see no constant
+// length or stride), Simplify finds a vector of the three buckets (seed
+// 000's reconstruction over the program's blocks).
 func ExampleSimplify() {
-	var ds []int64
-	for row := range int64(6) {
-		for col := range int64(3) {
-			ds = append(ds, row*100+2*col)
+	var bls, ds []int64
+	for rep := range int64(4) {
+		for k := range int64(3) {
+			bls, ds = append(bls, k+1), append(ds, rep*32+k*8)
 		}
 	}
-	p := opt.Compile(must(datatype.IndexedBlock(1, ds, datatype.Of(datatype.Int))))
+	p := opt.Compile(must(datatype.Indexed(bls, ds, datatype.Of(datatype.Double))))
 	fmt.Print(p)
 	fmt.Print(opt.Simplify(p, opt.CommitBudget))
 	// Output:
-	// EXIT(2020, 0)
-	// BLOCKINDEXFINAL(18, 1, [0, 8, 16, 400, 408, 416, 800, 808, 816, 1200, 1208, 1216, 1600, 1608, 1616, 2000, 2008, 2016], 4, 4)
-	//   CONTIGFINAL(4)
+	// EXIT(920, 0)
+	// INDEXFINAL(12, [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3], [0, 64, 128, 256, 320, 384, 512, 576, 640, 768, 832, 896], 8, 8)
+	//   CONTIGFINAL(8)
 	// BOTTOM
-	// EXIT(2020, 0)
-	// VECTOR1(6, 1, 400, 12, 20)
-	//   VECTORFINAL(3, 1, 8, 4, 4)
-	//     CONTIGFINAL(4)
+	// EXIT(920, 0)
+	// VECTOR1(4, 1, 256, 48, 0)
+	//   INDEXFINAL(3, [1, 2, 3], [0, 64, 128], 8, 8)
+	//     CONTIGFINAL(8)
 	// BOTTOM
 }
 

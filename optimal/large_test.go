@@ -120,3 +120,36 @@ func TestReconstructLarge(t *testing.T) {
 		t.Errorf("a map of %d elements: %v", MaxMapLen+1, err)
 	}
 }
+
+// TestByRulesArbitrary: arbitrary small maps (several types, repeated and
+// negative displacements) through the rules with tiny exact runs: the tree
+// represents the map and the certificate brackets the optimum.
+func TestByRulesArbitrary(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 3))
+	opts := DefaultOptions()
+	types := []string{"int", "double", "char", "short"}
+	for trial := range 300 {
+		m := make(TypeMap, 1+r.IntN(60))
+		for i := range m {
+			m[i] = Elem{types[r.IntN(1+r.IntN(len(types)))], int64(r.IntN(200) - 50)}
+			if i > 0 && r.IntN(3) == 0 {
+				m[i].Disp = m[i-1].Disp + 8 // some runs
+			}
+		}
+		tree, cost, err := byRules(m, opts, 1+r.IntN(8))
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		got, err := Flatten(tree)
+		if err != nil || !got.Equal(m) {
+			t.Fatalf("trial %d: %v does not represent %v (%v)", trial, tree, m, err)
+		}
+		_, opt, err := Reconstruct(m, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lb := LowerBound(m, opts); lb > opt || opt > cost {
+			t.Fatalf("trial %d: lower bound %d, optimum %d, rules %d", trial, lb, opt, cost)
+		}
+	}
+}

@@ -86,9 +86,14 @@ func runReconstruct(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !exact || len(m) > optimal.MaxLen {
+	switch {
+	case len(m) <= optimal.MaxLen:
+	case exact:
+		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the rewrite rules; optimal (the cost meets the lower bound %d)\n",
+			len(m), optimal.MaxLen, lower)
+	default:
 		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the rewrite rules; the optimal cost lies in [%d, %d] (within %.2f× of optimal)\n",
-			len(m), optimal.MaxLen, lower, cost, float64(cost)/float64(max(lower, 1)))
+			len(m), optimal.MaxLen, lower, cost, float64(cost)/float64(lower))
 	}
 	if *out != "" {
 		t, err := optimal.ToType(tree)

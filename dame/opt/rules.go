@@ -188,32 +188,53 @@ func listRule(n *dame.Node) int {
 // node n (as Compile built it).
 func listFinal(n *dame.Node) bool { return listRule(n) == listIsFinal }
 
-// structFinal reports whether no struct rule rewrites Struct node n,
-// whose children simplify to kids: no child changed, not all are bytes
-// (byte runs), not all move the same bytes (an indexed node), and no block
-// continues the run of the one before (continues). It allocates nothing.
-func structFinal(n *dame.Node, kids []simplified) bool {
+// The rules of a Struct node whose children simplified to kids. structRule
+// is their table: it names the first rule that rewrites the node
+// (blockList.normalize and mergeVectors apply them), and a struct is final
+// (structFinal) exactly when none fires. It allocates nothing.
+const (
+	structIsFinal  = iota
+	structChildren // a child simplified to another node
+	structOne      // a single block is its child, placed
+	structBytes    // blocks that are all bytes are byte runs
+	structSame     // blocks that all move the same bytes are an indexed node
+	structRuns     // a block continuing the run of the one before merges with it (continues)
+)
+
+func structRule(n *dame.Node, kids []simplified) int {
+	if len(kids) < 2 {
+		return structOne
+	}
 	bytesOnly, same := true, true
+	c0 := n.Children[0]
 	for i, k := range kids {
 		c := n.Children[i]
 		if k.n != c || k.off != 0 {
-			return false
+			return structChildren
 		}
 		bytesOnly = bytesOnly && isBytes(c) && (n.Blocklens[i] == 1 || c.Extent == c.Size)
-		c0 := n.Children[0]
 		same = same && (i == 0 || dame.Equal(c, c0) || n.Blocklens[0] == 1 && n.Blocklens[i] == 1 && sameMoves(c, c0))
 		if i > 0 {
 			a, oka := runOf(n.Children[i-1], n.Blocklens[i-1])
 			b, okb := runOf(c, n.Blocklens[i])
 			if oka && okb {
 				if _, yes := continues(a, b, n.Disps[i]-n.Disps[i-1]); yes {
-					return false
+					return structRuns
 				}
 			}
 		}
 	}
-	return len(kids) >= 2 && !bytesOnly && !same
+	switch {
+	case bytesOnly:
+		return structBytes
+	case same:
+		return structSame
+	}
+	return structIsFinal
 }
+
+// structFinal reports whether no struct rule rewrites Struct node n.
+func structFinal(n *dame.Node, kids []simplified) bool { return structRule(n, kids) == structIsFinal }
 
 // unchanged reports whether the children of list node n simplified to
 // themselves, in place.

@@ -116,6 +116,12 @@ func TestReconstructLarge(t *testing.T) {
 	if _, cost, _, _, err := ReconstructLarge(nested, opts); err != nil || cost != 10 {
 		t.Errorf("nested vectors of 32768 ints: cost %d (%v), want 10: vec(2048, 1000, vec(16, 8, leaf(int)))", cost, err)
 	}
+	// the fallback when the check after the rules fails: always right
+	for _, m := range []TypeMap{nested[:100], structuredMap(r, 300), {{"int", 4}, {"char", -3}, {"int", 4}}} {
+		if !flattensTo(listTree(m), m) {
+			t.Errorf("listTree does not represent %v", m[:min(len(m), 4)])
+		}
+	}
 	if _, _, _, _, err := ReconstructLarge(make(TypeMap, MaxMapLen+1), opts); !errors.Is(err, ErrMapTooLong) {
 		t.Errorf("a map of %d elements: %v", MaxMapLen+1, err)
 	}

@@ -303,6 +303,8 @@ const MaxLargeMemory = 1 << 30
 // this instance's approximation factor.
 // Time and memory are O(n) per level (at most log2 n levels) plus the exact
 // runs (2^32 steps at most); the memory is checked before it is allocated.
+// The tree is checked against m (O(n)); should the check fail, the answer
+// is the list of every element.
 func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, exact bool, err error) {
 	if len(m) <= MaxLen {
 		tree, cost, err = Reconstruct(m, opts)
@@ -330,6 +332,12 @@ func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, e
 	}
 	if tree, cost, err = byRules(m, opts, opt.OfflineBudget.MaxSeq); err != nil {
 		return nil, 0, 0, false, err
+	}
+	// The rules are equivalences; this O(n) check makes sure of the answer
+	// (a list of every element is the fallback, which is always right).
+	if l, err := tree.Len(); err != nil || l != int64(len(m)) || !flattensTo(tree, m) {
+		tree = listTree(m)
+		cost = treeCost(tree, opts.Cost, map[*Node]int64{})
 	}
 	lower = LowerBound(m, opts)
 	return tree, cost, lower, cost == lower, nil
@@ -418,4 +426,34 @@ func LowerBound(m TypeMap, opts Options) int64 {
 		lb = min(lb, c.Contig)
 	}
 	return lb
+}
+
+// flattensTo reports whether tree's type map is m (tree has len(m)
+// elements).
+func flattensTo(tree *Node, m TypeMap) bool {
+	got, err := Flatten(tree)
+	return err == nil && got.Equal(m)
+}
+
+// listTree is the tree that lists m element by element: an idx of one
+// leaf when m has one basic type, a struc of leaves otherwise.
+func listTree(m TypeMap) *Node {
+	ds := make([]int64, len(m))
+	one := true
+	for i, e := range m {
+		ds[i] = e.Disp
+		one = one && e.Type == m[0].Type
+	}
+	if one {
+		return &Node{Kind: Idx, Disps: ds, Child: &Node{Kind: Leaf, Type: m[0].Type, Count: 1}}
+	}
+	leaves := map[string]*Node{}
+	cs := make([]*Node, len(m))
+	for i, e := range m {
+		if leaves[e.Type] == nil {
+			leaves[e.Type] = &Node{Kind: Leaf, Type: e.Type, Count: 1}
+		}
+		cs[i] = leaves[e.Type]
+	}
+	return &Node{Kind: Struc, Disps: ds, Children: cs}
 }

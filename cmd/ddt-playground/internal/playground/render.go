@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/draw"
 	"github.com/ddtlab/ddt/lang"
@@ -142,7 +143,9 @@ func typemap(t *datatype.Type, count int64) string {
 }
 
 // normalized is the optimal tree (seed 000) with its cost, within limits
-// that keep the page responsive.
+// that keep the page responsive, followed by what commit does: the DAME
+// program it compiles and, under the default NormalizeAuto, simplifies
+// with the same rules (dame/opt).
 func normalized(t *datatype.Type) string {
 	opts := optimal.DefaultNormalizeOptions()
 	opts.ExactLimit, opts.Work, opts.MaxTree = 256, 1<<24, 1<<16
@@ -157,5 +160,12 @@ func normalized(t *datatype.Type) string {
 			fmt.Fprintf(&b, "\n# as .ddt\n%s", lang.Format(nt))
 		}
 	}
+	p := opt.Compile(t)
+	q := opt.Simplify(p, opt.AutoBudget)
+	fmt.Fprintf(&b, "\n# what commit runs (NormalizeAuto): DAME program, cost %d", opt.Cost(p))
+	if q != p {
+		fmt.Fprintf(&b, " compiled, %d simplified", opt.Cost(q))
+	}
+	fmt.Fprintf(&b, "\n%v", q)
 	return b.String()
 }

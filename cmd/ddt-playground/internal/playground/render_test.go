@@ -25,7 +25,7 @@ func TestRender(t *testing.T) {
 	if !strings.HasPrefix(res.Typemap, "int 0\nint 4\n") || strings.Count(res.Typemap, "\n") != 14 {
 		t.Errorf("typemap = %q", res.Typemap)
 	}
-	if !strings.Contains(res.C, "MPI_Type_commit") || !strings.Contains(res.Normalized, "cost_before:") {
+	if !strings.Contains(res.C, "MPI_Type_commit") || !strings.Contains(res.Normalized, "cost_before:") || !strings.Contains(res.Normalized, "# what commit runs") {
 		t.Errorf("C %q, normalized %q", res.C, res.Normalized)
 	}
 	if !strings.Contains(res.Text, "iiii") {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/internal/engine/jit"
 )
 
@@ -25,7 +25,7 @@ func TestJITCompileTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range ls {
-		p := dame.Compile(l.typ())
+		p := opt.Compile(l.typ())
 		var ds []time.Duration
 		n := 0
 		for range 9 {

@@ -1,56 +1,64 @@
-package dame
+// Package opt is the optimizer of DAME programs (package dame): Compile
+// lowers a datatype into a program, applying the local rewrites as it
+// builds each node, and Simplify rewrites a program within a Budget —
+// further local rewrites and optimal reconstruction (seed 000/001,
+// internal/recon) of its explicit lists — into a cheaper one that moves the
+// same bytes in the same order.
+//
+// Every rule lives here once, in the rule table of rules.go; the cost model
+// is internal/recon's DefaultCost and the budgets are the Budget values of
+// this package. Built with the invariants tag (go test -tags invariants),
+// every program is checked with dame.Validate after every rewrite.
+package opt
 
 import (
+	"github.com/ddtlab/ddt/dame"
 	"slices"
 	"sync/atomic"
 
 	"github.com/ddtlab/ddt/datatype"
 )
 
-// Compile lowers t into an optimized Program. It never fails: every
+// Compile lowers t into an optimized dame.Program. It never fails: every
 // datatype has a program. Its cost is linear in the size of t's contents;
-// the nodes of small programs live in the Program's own allocation.
-func Compile(t *datatype.Type) *Program {
-	p := new(Program)
+// the nodes of small programs live in the dame.Program's own allocation.
+func Compile(t *datatype.Type) *dame.Program {
+	p := new(dame.Program)
 	CompileTo(p, t)
 	return p
 }
 
 // CompileTo is Compile into *p (which it overwrites), for callers that
-// allocate the Program together with their own data.
-func CompileTo(p *Program, t *datatype.Type) {
-	clear(p.inline[:])
-	p.Root, p.Off, p.Depth = nil, 0, 0
-	p.Size, p.Extent, p.Align = t.Size(), t.Extent(), 0
+// allocate the dame.Program together with their own data.
+func CompileTo(p *dame.Program, t *datatype.Type) {
+	slab := p.Reset(t.Size(), t.Extent())
 	if t.Size() == 0 {
-		p.Align = 16
 		return
 	}
-	z := builder{slab: p.inline[:0:len(p.inline)]}
+	z := builder{slab: slab}
 	n, off := z.build(t)
-	p.Root, p.Off = n, off
-	p.Depth = n.Depth
-	p.Align = min(n.align(), gcdPow2(off), gcdPow2(p.Extent))
+	p.SetRoot(n, off)
+	checkProgram("Compile", p)
 }
 
 // builder allocates the nodes of one program in slabs, the first one
-// inside the Program. Nodes never move: a full slab is left as it is and a
+// inside the dame.Program. Nodes never move: a full slab is left as it is and a
 // new one started.
-type builder struct{ slab []Node }
+type builder struct{ slab []dame.Node }
 
-func (z *builder) alloc(n Node) *Node {
+func (z *builder) alloc(n dame.Node) *dame.Node {
 	if len(z.slab) == cap(z.slab) {
-		z.slab = make([]Node, 0, min(max(2*cap(z.slab), 4), 64))
+		z.slab = make([]dame.Node, 0, min(max(2*cap(z.slab), 4), 64))
 	}
 	z.slab = append(z.slab, n)
 	return &z.slab[len(z.slab)-1]
 }
 
-func (z *builder) leaf(size int64) *Node {
+func (z *builder) leaf(size int64) *dame.Node {
 	if size > 0 && size < int64(len(sharedLeaves)) {
 		return sharedLeaf(size)
 	}
-	return z.alloc(Node{Op: ContigFinal, Size: size, Extent: size})
+	return z.alloc(dame.Node{Op: dame.ContigFinal, Size: size, Extent: size})
 }
 
 // byteLeaf is the one-byte leaf a block list lists blocks of bytes with.
@@ -61,14 +69,14 @@ var byteLeaf = sharedLeaf(1)
 // immutable once built; build, which sets the Extent of the node it
 // returns, copies a shared leaf first): at most 4095 of them ever exist,
 // and a program's first nodes then fit inside it.
-var sharedLeaves [4096]atomic.Pointer[Node]
+var sharedLeaves [4096]atomic.Pointer[dame.Node]
 
-func sharedLeaf(size int64) *Node {
+func sharedLeaf(size int64) *dame.Node {
 	p := &sharedLeaves[size]
 	if l := p.Load(); l != nil {
 		return l
 	}
-	l := &Node{Op: ContigFinal, Size: size, Extent: size}
+	l := &dame.Node{Op: dame.ContigFinal, Size: size, Extent: size}
 	if p.CompareAndSwap(nil, l) {
 		return l
 	}
@@ -77,30 +85,34 @@ func sharedLeaf(size int64) *Node {
 
 // withExtent returns n with its Extent set to ext: n itself, or for a
 // shared leaf of another extent a copy.
-func (z *builder) withExtent(n *Node, ext int64) *Node {
+func (z *builder) withExtent(n *dame.Node, ext int64) *dame.Node {
 	if n.Extent == ext {
 		return n
 	}
-	if n.Op == ContigFinal {
-		return z.alloc(Node{Op: ContigFinal, Size: n.Size, Extent: ext})
+	if n.Op == dame.ContigFinal {
+		return z.alloc(dame.Node{Op: dame.ContigFinal, Size: n.Size, Extent: ext})
 	}
 	n.Extent = ext
 	return n
 }
 
-func leaf(size int64) *Node { return &Node{Op: ContigFinal, Size: size, Extent: size} }
+func leaf(size int64) *dame.Node { return &dame.Node{Op: dame.ContigFinal, Size: size, Extent: size} }
 
 // build returns the node of one instance of t, whose origin lies off bytes
 // from t's origin, or nil if t has no data. The node's Extent is t's extent.
-func (z *builder) build(t *datatype.Type) (*Node, int64) {
+func (z *builder) build(t *datatype.Type) (*dame.Node, int64) {
 	if t.Size() == 0 {
 		return nil, 0
 	}
 	n, off := z.build1(t)
-	return z.withExtent(n, t.Extent()), off
+	n = z.withExtent(n, t.Extent())
+	if invariants {
+		checkNode("Compile ("+t.Combiner().String()+")", n, off)
+	}
+	return n, off
 }
 
-func (z *builder) build1(t *datatype.Type) (*Node, int64) {
+func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 	if t.IsContiguous() {
 		lo, _ := t.DataBounds()
 		return z.leaf(t.Size()), lo
@@ -154,7 +166,7 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 		if c == nil {
 			return nil, 0 // unreachable: t has data, so old has
 		}
-		if c.Op == ContigFinal && (c.Extent == c.Size || maxBlocklen(a) <= 1) {
+		if c.Op == dame.ContigFinal && (c.Extent == c.Size || maxBlocklen(a) <= 1) {
 			st, ok := t.BlockStats()
 			// the statistics count touching blocks in extents of old
 			ok = ok && old.Extent() == c.Size
@@ -190,34 +202,61 @@ func (z *builder) build1(t *datatype.Type) (*Node, int64) {
 	panic("dame: unknown combiner " + t.Combiner().String())
 }
 
+// The rules of a vector node: count blocks of bl instances of c (c.Extent
+// apart), stride bytes apart. vectorRule is the rule table: it names the
+// first rule that rewrites such a node, and vector applies it; a VECTOR
+// node of the program is final (vectorFinal) exactly when no rule fires.
+const (
+	vecFinal      = iota // no rule: a VECTOR of one instance per block
+	vecIntoLeaf          // contiguous bytes merge into the block length; touching blocks into one leaf
+	vecBlockInner        // a block of bl > 1 instances is an inner vector
+	vecCountOne          // one block of one instance is the child itself
+	vecCollapse          // nested vectors whose strides compose collapse
+)
+
+// vectorRule returns the first rule of the table that rewrites a vector
+// of count blocks of bl instances of c, stride bytes apart, or vecFinal.
+func vectorRule(count, bl, stride int64, c *dame.Node) int {
+	switch {
+	case isBytes(c) && (bl == 1 || c.Extent == c.Size) && (bl > 1 || count == 1 || stride == c.Size):
+		return vecIntoLeaf
+	case bl > 1:
+		return vecBlockInner
+	case count == 1:
+		return vecCountOne
+	case c.Op == dame.Vector && c.Blocklen == 1 && stride == c.Count*c.Stride:
+		return vecCollapse
+	}
+	return vecFinal
+}
+
+// isBytes reports whether c is a leaf of plain bytes, which the rules
+// merge with touching bytes; a symbol leaf (dame.Node.Sym) is opaque.
+func isBytes(c *dame.Node) bool { return c.Op == dame.ContigFinal && c.Sym == 0 }
+
 // vector returns the normalized node of count blocks of bl instances of c
 // (c.Extent apart), stride bytes apart; c is not nil and count, bl > 0
 // unless the type has no data (then the caller never gets here).
-func (z *builder) vector(count, bl, stride int64, c *Node) *Node {
-	if c.Op == ContigFinal && (bl == 1 || c.Extent == c.Size) {
-		// merge contiguous children into the block length
+func (z *builder) vector(count, bl, stride int64, c *dame.Node) *dame.Node {
+	switch vectorRule(count, bl, stride, c) {
+	case vecIntoLeaf:
 		L := bl * c.Size
 		if count == 1 || stride == L {
 			return z.leaf(count * L)
 		}
-		leaf := c // c itself when it is that leaf (a row under a column: no second node)
-		if L != c.Size || c.Extent != c.Size {
-			leaf = z.leaf(L)
-		}
-		return z.alloc(Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: leaf}).finish()
-	}
-	if bl > 1 {
+		return z.alloc(dame.Node{Op: dame.Vector, Count: count, Blocklen: 1, Stride: stride, Child: z.leaf(L)}).Finish()
+	case vecBlockInner:
 		inner := z.withExtent(z.vector(bl, 1, c.Extent, c), c.Extent*bl) // not used for bl == 1 parents
 		return z.vector(count, 1, stride, inner)
-	}
-	if count == 1 {
+	case vecCountOne:
 		return c
+	case vecCollapse:
+		return z.alloc(dame.Node{Op: dame.Vector, Count: count * c.Count, Blocklen: 1, Stride: c.Stride, Child: c.Child}).Finish()
 	}
-	// collapse nested vectors whose strides compose
-	if c.Op == Vector && c.Blocklen == 1 && stride == c.Count*c.Stride {
-		return z.alloc(Node{Op: Vector, Count: count * c.Count, Blocklen: 1, Stride: c.Stride, Child: c.Child}).finish()
+	if isBytes(c) && c.Extent != c.Size {
+		c = z.leaf(c.Size) // a row under a column keeps c itself: no second node
 	}
-	return z.alloc(Node{Op: Vector, Count: count, Blocklen: 1, Stride: stride, Child: c}).finish()
+	return z.alloc(dame.Node{Op: dame.Vector, Count: count, Blocklen: 1, Stride: stride, Child: c}).Finish()
 }
 
 // blockList collects the blocks of an indexed or struct type before they
@@ -226,8 +265,8 @@ type blockList struct {
 	disps, bls []int64
 	// kids are the blocks' children; nil while every block has the child
 	// one (indexed types), so that no list of n equal pointers is made.
-	kids []*Node
-	one  *Node
+	kids []*dame.Node
+	one  *dame.Node
 }
 
 // newBlockList returns a list with room for n blocks in one allocation
@@ -238,18 +277,18 @@ func newBlockList(n int) blockList {
 }
 
 // kid is the child of block i.
-func (b *blockList) kid(i int) *Node {
+func (b *blockList) kid(i int) *dame.Node {
 	if b.kids == nil {
 		return b.one
 	}
 	return b.kids[i]
 }
 
-func (b *blockList) add(disp, bl int64, c *Node, off int64) {
+func (b *blockList) add(disp, bl int64, c *dame.Node, off int64) {
 	if bl == 0 || c == nil {
 		return
 	}
-	if c.Op == ContigFinal && (bl == 1 || c.Extent == c.Size) {
+	if isBytes(c) && (bl == 1 || c.Extent == c.Size) {
 		// bytes: a block of bl*c.Size bytes, listed with the shared
 		// one-byte leaf so that blocks of basic types of different sizes
 		// (a struct) share one child and need no list of children
@@ -262,7 +301,7 @@ func (b *blockList) add(disp, bl int64, c *Node, off int64) {
 		b.kids = append(b.kids, c)
 	case c != b.one:
 		// the first block of another child: list them all
-		b.kids = make([]*Node, 0, cap(b.disps))
+		b.kids = make([]*dame.Node, 0, cap(b.disps))
 		for range b.disps {
 			b.kids = append(b.kids, b.one)
 		}
@@ -276,15 +315,15 @@ func (b *blockList) add(disp, bl int64, c *Node, off int64) {
 // runs merge, runs of equal length and constant stride become a vector, and
 // blocks of equal children become an indexed (or blockindexed, or vector)
 // node. It returns the node and the displacement of its origin.
-func (b *blockList) node(z *builder) (*Node, int64) { return b.normalize(z, false) }
+func (b *blockList) node(z *builder) (*dame.Node, int64) { return b.normalize(z, false) }
 
 // normalize is node; with mergeAll, touching blocks of equal children that
 // are not bytes merge too (a rule of Simplify).
-func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
+func (b *blockList) normalize(z *builder, mergeAll bool) (*dame.Node, int64) {
 	n := len(b.disps)
 	bytesOnly := true
 	for i := range n {
-		if c := b.kid(i); c.Op != ContigFinal || (b.bls[i] > 1 && c.Extent != c.Size) {
+		if c := b.kid(i); !isBytes(c) || (b.bls[i] > 1 && c.Extent != c.Size) {
 			bytesOnly = false
 			break
 		}
@@ -302,9 +341,13 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 		}
 		return z.byteRuns(ds, ls)
 	}
+	if mergeAll && b.kids != nil {
+		b.mergeVectors(z)
+		n = len(b.disps)
+	}
 	same := true
 	for i := 1; i < n && b.kids != nil; i++ {
-		if !Equal(b.kids[i], b.kids[0]) && !(mergeAll && b.bls[0] == 1 && b.bls[i] == 1 && sameMoves(b.kids[i], b.kids[0])) {
+		if !dame.Equal(b.kids[i], b.kids[0]) && !(mergeAll && b.bls[0] == 1 && b.bls[i] == 1 && sameMoves(b.kids[i], b.kids[0])) {
 			same = false
 			break
 		}
@@ -315,7 +358,7 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 				b.kids[i], b.bls[i] = z.leaf(b.bls[i]), 1 // one leaf of the block's bytes
 			}
 		}
-		return z.alloc(Node{Op: Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).finish(), 0
+		return z.alloc(dame.Node{Op: dame.Struct, Blocklens: b.bls, Disps: b.disps, Children: b.kids}).Finish(), 0
 	}
 	if mergeAll {
 		ds, bls, ext := b.disps[:1], b.bls[:1], b.kid(0).Extent
@@ -332,9 +375,81 @@ func (b *blockList) normalize(z *builder, mergeAll bool) (*Node, int64) {
 	return z.indexed(b.disps, b.bls, b.kid(0))
 }
 
+// run is count copies of x, stride apart: a block of one instance as the
+// rule "touching runs of one child at one stride merge" sees it.
+type run struct {
+	x             *dame.Node
+	count, stride int64
+}
+
+// runOf is the run of a block of bl instances of c: count copies of the
+// child of a vector of one instance per block, one copy of another node;
+// false for blocks of several instances.
+func runOf(c *dame.Node, bl int64) (run, bool) {
+	switch {
+	case bl != 1:
+		return run{}, false
+	case c.Op == dame.Vector && c.Blocklen == 1:
+		return run{c.Child, c.Count, c.Stride}, true
+	}
+	return run{c, 1, 0}, true
+}
+
+// continues returns run a followed by run b, which starts d bytes after
+// a, as one run, if b continues a's stride with copies of an equal child
+// (two single copies never form a run here: reconstruction groups those).
+func continues(a, b run, d int64) (run, bool) {
+	if !dame.Equal(a.x, b.x) {
+		return run{}, false
+	}
+	switch {
+	case a.count >= 2 && d == a.count*a.stride && (b.count == 1 || b.stride == a.stride):
+		return run{a.x, a.count + b.count, a.stride}, true
+	case a.count == 1 && b.count >= 2 && d == b.stride:
+		return run{a.x, b.count + 1, b.stride}, true
+	}
+	return run{}, false
+}
+
+// mergeVectors applies the rule that touching runs of one child at one
+// stride merge (a rule of Simplify; see continues): consecutive blocks
+// whose runs continue one another become one vector. Each merge saves a
+// list entry, and a vector when two vectors merge. The lists are rewritten
+// in place.
+func (b *blockList) mergeVectors(z *builder) {
+	unit := func(i int) (run, bool) {
+		if c := b.kids[i]; c == byteLeaf && b.bls[i] != 1 {
+			return run{z.leaf(b.bls[i]), 1, 0}, true
+		}
+		return runOf(b.kids[i], b.bls[i])
+	}
+	k := 0 // blocks kept: 0..k
+	prev, ok := unit(0)
+	merged := false
+	for i := 1; i < len(b.disps); i++ {
+		cur, ok2 := unit(i)
+		if ok && ok2 {
+			if r, yes := continues(prev, cur, b.disps[i]-b.disps[k]); yes {
+				prev, merged = r, true
+				continue
+			}
+		}
+		if merged {
+			b.kids[k], b.bls[k] = z.vector(prev.count, 1, prev.stride, prev.x), 1
+		}
+		k++
+		b.disps[k], b.bls[k], b.kids[k] = b.disps[i], b.bls[i], b.kids[i]
+		prev, ok, merged = cur, ok2, false
+	}
+	if merged {
+		b.kids[k], b.bls[k] = z.vector(prev.count, 1, prev.stride, prev.x), 1
+	}
+	b.disps, b.bls, b.kids = b.disps[:k+1], b.bls[:k+1], b.kids[:k+1]
+}
+
 // sameMoves reports whether a and b move the same bytes, whatever their
 // own extents (which matter only to blocks of several instances).
-func sameMoves(a, b *Node) bool { return equal(a, b, false) }
+func sameMoves(a, b *dame.Node) bool { return dame.SameMoves(a, b) }
 
 // maxBlocklen is the largest block length of an indexed type's arguments.
 func maxBlocklen(a datatype.Args) int64 {
@@ -349,7 +464,7 @@ func maxBlocklen(a datatype.Args) int64 {
 }
 
 // indexed returns the node of blocks of bls[i] instances of c at ds[i].
-func (z *builder) indexed(ds, bls []int64, c *Node) (*Node, int64) {
+func (z *builder) indexed(ds, bls []int64, c *dame.Node) (*dame.Node, int64) {
 	if len(ds) == 1 {
 		if bls[0] == 1 {
 			return c, ds[0]
@@ -363,11 +478,11 @@ func (z *builder) indexed(ds, bls []int64, c *Node) (*Node, int64) {
 		if bls[0] > 1 {
 			// blocks of a vector of children
 			inner := z.vector(bls[0], 1, c.Extent, c)
-			return z.alloc(Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: inner}).finish(), 0
+			return z.alloc(dame.Node{Op: dame.BlockIndex, Blocklen: 1, Disps: ds, Child: inner}).Finish(), 0
 		}
-		return z.alloc(Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: c}).finish(), 0
+		return z.alloc(dame.Node{Op: dame.BlockIndex, Blocklen: 1, Disps: ds, Child: c}).Finish(), 0
 	}
-	return z.alloc(Node{Op: Index, Blocklens: slices.Clone(bls), Disps: ds, Child: c}).finish(), 0
+	return z.alloc(dame.Node{Op: dame.Index, Blocklens: slices.Clone(bls), Disps: ds, Child: c}).Finish(), 0
 }
 
 func constant(xs []int64) bool {
@@ -399,14 +514,14 @@ func gcd(a, b int64) int64 {
 // indexedRuns compiles an indexed type of a leaf whose lists the type keeps
 // as runs (datatype.Type.Runs) without writing the lists out, when they
 // form a few segments; ok is false otherwise (Args then has the lists).
-func (z *builder) indexedRuns(t *datatype.Type) (*Node, int64, bool) {
+func (z *builder) indexedRuns(t *datatype.Type) (*dame.Node, int64, bool) {
 	bls, ds, ok := t.Runs()
 	if !ok {
 		return nil, 0, false
 	}
 	old := t.Old()
 	c, off := z.build(old)
-	if c == nil || c.Op != ContigFinal {
+	if c == nil || c.Op != dame.ContigFinal {
 		return nil, 0, false
 	}
 	_, bl, _ := t.Scalars()

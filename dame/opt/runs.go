@@ -1,6 +1,7 @@
-package dame
+package opt
 
 import (
+	"github.com/ddtlab/ddt/dame"
 	"math/bits"
 	"slices"
 
@@ -22,7 +23,7 @@ import (
 // When hasSt, st are the type's block statistics (datatype.BlockStats)
 // counted in leaves of size bytes; they spare the passes that find
 // whether its blocks are apart and its size.
-func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.BlockStats, hasSt bool) (*Node, int64) {
+func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.BlockStats, hasSt bool) (*dame.Node, int64) {
 	if n, d, ok := z.leafSegments(a, scale, off, size); ok {
 		return n, d
 	}
@@ -48,12 +49,12 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.
 		if hasSt {
 			if st.MinBlocklength == 1 && st.MaxBlocklength != 1 && st.Touching == 0 {
 				// what separateDisps finds, known: no pass over the blocks
-				nd := z.alloc(Node{Op: Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size),
+				nd := z.alloc(dame.Node{Op: dame.Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size),
 					Count: int64(n), Size: st.Total * size, Depth: 1})
 				return withOr(nd, 0, st.ByteOr)
 			}
 		} else if or, ok := separateDisps(nil, a, scale, off, size); ok {
-			return withOr(z.alloc(Node{Op: Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size)}).finish(), 0, or)
+			return withOr(z.alloc(dame.Node{Op: dame.Index, Blocklens: bls, Disps: a.Displacements, Child: z.leaf(size)}).Finish(), 0, or)
 		}
 	}
 	ds := make([]int64, n)
@@ -62,7 +63,7 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.
 			// No block is empty or touches the one before, and one has a
 			// single leaf: the runs are the blocks, their lengths in
 			// leaves the type's own block lengths (immutable, shared).
-			return withOr(z.alloc(Node{Op: Index, Blocklens: bls, Disps: ds, Child: z.leaf(size)}).finish(), 0, or)
+			return withOr(z.alloc(dame.Node{Op: dame.Index, Blocklens: bls, Disps: ds, Child: z.leaf(size)}).Finish(), 0, or)
 		}
 	}
 	ls := make([]int64, n)
@@ -77,10 +78,10 @@ func (z *builder) leafRuns(a datatype.Args, scale, off, size int64, st datatype.
 }
 
 // withOr records or, the OR of the displacements of the blocks of n when
-// it lists them (BlockIndex, Index), for align.
-func withOr(n *Node, d int64, or uint64) (*Node, int64) {
-	if n.Op == BlockIndex || n.Op == Index {
-		n.dispsOr, n.hasOr = or, true
+// it lists them (dame.BlockIndex, dame.Index), for align.
+func withOr(n *dame.Node, d int64, or uint64) (*dame.Node, int64) {
+	if n.Op == dame.BlockIndex || n.Op == dame.Index {
+		n.WithDispsOr(or)
 	}
 	return n, d
 }
@@ -189,15 +190,43 @@ func scanRuns(ds, ls []int64, a datatype.Args, scale, off, size int64) (k int, o
 
 // segment is count runs of L bytes, stride bytes apart, the first at disp;
 // next is disp + count*stride, where the next run of the segment starts.
-type segment struct{ disp, L, stride, count, next int64 }
+// A closed segment may stand for reps > 1 segments of its shape, gap bytes
+// apart (the rows of a block of a matrix listed element by element).
+type segment struct{ disp, L, stride, count, next, reps, gap int64 }
 
-func (s segment) node(z *builder) *Node {
+func (s segment) node(z *builder) *dame.Node {
+	var n *dame.Node
 	if s.count == 1 {
-		return z.leaf(s.L)
+		n = z.leaf(s.L)
+	} else {
+		n = z.alloc(dame.Node{Op: dame.Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: z.leaf(s.L)}).Finish()
+		n.Extent = (s.count-1)*s.stride + s.L
 	}
-	v := z.alloc(Node{Op: Vector, Count: s.count, Blocklen: 1, Stride: s.stride, Child: z.leaf(s.L)}).finish()
-	v.Extent = (s.count-1)*s.stride + s.L
+	if s.reps <= 1 {
+		return n
+	}
+	v := z.vector(s.reps, 1, s.gap, n)
+	if v != n && v.Op == dame.Vector && v.Extent == 0 {
+		v.Extent = (s.reps-1)*s.gap + n.Extent
+	}
 	return v
+}
+
+// repeats reports whether closed segment c repeats the shape of segment
+// group g (g.reps segments, gap apart) at g's next place, and adds it.
+func (g *segment) repeats(c segment) bool {
+	if c.L != g.L || c.count != g.count || c.count > 1 && c.stride != g.stride {
+		return false
+	}
+	switch {
+	case g.reps <= 1:
+		g.reps, g.gap = 2, c.disp-g.disp
+	case c.disp == g.disp+g.reps*g.gap:
+		g.reps++
+	default:
+		return false
+	}
+	return true
 }
 
 // leafSegments describes the runs as at most a few segments of constant
@@ -206,7 +235,7 @@ func (s segment) node(z *builder) *Node {
 // A run of the open segment's length continues it if the segment has one
 // run (the stride is set by the second) or if it starts where the
 // segment's next run would; another run opens a segment.
-func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, int64, bool) {
+func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*dame.Node, int64, bool) {
 	s := segmenter{limit: 4 + len(a.Displacements)/256}
 	s.segs = s.buf[:0]
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
@@ -295,14 +324,14 @@ func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*Node, 
 }
 
 // constRuns returns the node of runs of L bytes at ds[i].
-func (z *builder) constRuns(ds []int64, L int64) (*Node, int64) {
+func (z *builder) constRuns(ds []int64, L int64) (*dame.Node, int64) {
 	if len(ds) == 1 {
 		return z.leaf(L), ds[0]
 	}
 	if s, ok := constStride(ds); ok {
-		return z.alloc(Node{Op: Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: z.leaf(L)}).finish(), ds[0]
+		return z.alloc(dame.Node{Op: dame.Vector, Count: int64(len(ds)), Blocklen: 1, Stride: s, Child: z.leaf(L)}).Finish(), ds[0]
 	}
-	return z.alloc(Node{Op: BlockIndex, Blocklen: 1, Disps: ds, Child: z.leaf(L)}).finish(), 0
+	return z.alloc(dame.Node{Op: dame.BlockIndex, Blocklen: 1, Disps: ds, Child: z.leaf(L)}).Finish(), 0
 }
 
 // unitRuns returns the node of runs of ls[i] leaves of size bytes at
@@ -310,7 +339,7 @@ func (z *builder) constRuns(ds []int64, L int64) (*Node, int64) {
 // leaves of size times the greatest common divisor of the lengths, which
 // when a run has one leaf is 1 and leaves ls as it is (no pass over the
 // runs). ls, owned by the caller, becomes its block lengths.
-func (z *builder) unitRuns(ds, ls []int64, size, lmin int64) (*Node, int64) {
+func (z *builder) unitRuns(ds, ls []int64, size, lmin int64) (*dame.Node, int64) {
 	g := lmin
 	if g > 1 {
 		for _, l := range ls {
@@ -327,14 +356,14 @@ func (z *builder) unitRuns(ds, ls []int64, size, lmin int64) (*Node, int64) {
 			ls[i] = l / g
 		}
 	}
-	return z.alloc(Node{Op: Index, Blocklens: ls, Disps: ds, Child: z.leaf(g * size)}).finish(), 0
+	return z.alloc(dame.Node{Op: dame.Index, Blocklens: ls, Disps: ds, Child: z.leaf(g * size)}).Finish(), 0
 }
 
 // byteRuns returns the node of contiguous runs of ls[i] > 0 bytes at
 // ds[i]. Runs of different lengths become an indexed node of their
 // greatest common divisor g; ls, owned by the caller, becomes its block
 // lengths.
-func (z *builder) byteRuns(ds, ls []int64) (*Node, int64) {
+func (z *builder) byteRuns(ds, ls []int64) (*dame.Node, int64) {
 	if len(ds) == 1 {
 		return z.leaf(ls[0]), ds[0]
 	}
@@ -370,7 +399,7 @@ func (z *builder) byteRuns(ds, ls []int64) (*Node, int64) {
 			ls[i] = l / g
 		}
 	}
-	return z.alloc(Node{Op: Index, Blocklens: ls, Disps: ds, Child: z.leaf(g)}).finish(), 0
+	return z.alloc(dame.Node{Op: dame.Index, Blocklens: ls, Disps: ds, Child: z.leaf(g)}).Finish(), 0
 }
 
 // segmenter groups runs of bytes, given in order, into segments of
@@ -405,10 +434,13 @@ func (s *segmenter) add(d, L int64) bool {
 		s.cur.next += s.cur.stride
 	default:
 		if s.cur.count > 0 {
-			if len(s.segs)+1 == s.limit {
+			if k := len(s.segs) - 1; k >= 0 && s.segs[k].repeats(s.cur) {
+				// one more segment of the last one's shape, at its gap
+			} else if len(s.segs)+1 == s.limit {
 				return false
+			} else {
+				s.segs = append(s.segs, s.cur)
 			}
-			s.segs = append(s.segs, s.cur)
 		}
 		s.cur = segment{disp: d, L: L, count: 1, next: d}
 	}
@@ -456,18 +488,21 @@ func (s *segmenter) strided(d, L, S, m int64) bool {
 }
 
 // node closes the segments and returns their node: nil if there are none.
-func (s *segmenter) node(z *builder) (*Node, int64, bool) {
+func (s *segmenter) node(z *builder) (*dame.Node, int64, bool) {
 	if s.hasPend && !s.add(s.pend.disp, s.pend.L) {
 		return nil, 0, false
 	}
 	if s.cur.count == 0 {
 		return nil, 0, false
 	}
-	segs := append(s.segs, s.cur)
+	segs := s.segs
+	if k := len(segs) - 1; k < 0 || !segs[k].repeats(s.cur) {
+		segs = append(segs, s.cur)
+	}
 	if len(segs) == 1 {
 		return segs[0].node(z), segs[0].disp, true
 	}
-	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*Node, len(segs))
+	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*dame.Node, len(segs))
 	for i, sg := range segs {
 		ds[i], bls1[i], kids[i] = sg.disp, 1, sg.node(z)
 	}
@@ -482,7 +517,7 @@ func (s *segmenter) node(z *builder) (*Node, int64, bool) {
 // strided sequence, so the work is O(runs) for the lists it applies to
 // (those of a few segments); bl is the block length of block-indexed types
 // (bls nil). It reports false as leafSegments does.
-func (z *builder) runSegments(bls, ds []datatype.Run, bl, n int64, scale, off, size int64) (*Node, int64, bool) {
+func (z *builder) runSegments(bls, ds []datatype.Run, bl, n int64, scale, off, size int64) (*dame.Node, int64, bool) {
 	s := segmenter{limit: 4 + int(n/256)}
 	s.segs = s.buf[:0]
 	bi, di := 0, 0

@@ -1,6 +1,7 @@
-package dame
+package opt
 
 import (
+	"github.com/ddtlab/ddt/dame"
 	"math/rand/v2"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestRunSegmentsMatchLists(t *testing.T) {
 		if k := ty.Combiner(); k == datatype.CombinerIndexed || k == datatype.CombinerIndexedBlock {
 			scale = ty.Old().Extent()
 		}
-		if c.Op != ContigFinal || (c.Extent != c.Size && maxBlocklen(a) > 1) {
+		if c.Op != dame.ContigFinal || (c.Extent != c.Size && maxBlocklen(a) > 1) {
 			if okr {
 				t.Fatalf("trial %d: runs compiled a type the lists path does not handle as leaves", trial)
 			}
@@ -74,8 +75,8 @@ func TestRunSegmentsMatchLists(t *testing.T) {
 			continue
 		}
 		compared++
-		pr := &Program{Root: nr, Off: offr}
-		pl := &Program{Root: nl, Off: offl}
+		pr := &dame.Program{Root: nr, Off: offr}
+		pl := &dame.Program{Root: nl, Off: offl}
 		if offr != offl || pr.String() != pl.String() {
 			t.Fatalf("trial %d: bls %v ds %v of %v:\nruns (off %d):\n%v\nlists (off %d):\n%v", trial, bls, ds, old, offr, pr, offl, pl)
 		}

@@ -1,0 +1,400 @@
+package interpose
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// mpi is one MPI installation the tests run on.
+type mpi struct {
+	name   string // build.sh's argument
+	mpicc  string
+	mpirun []string
+	mpif90 string
+}
+
+var mpis = []mpi{
+	{name: "mpich", mpicc: "mpicc.mpich", mpirun: []string{"mpirun.mpich"}, mpif90: "mpif90.mpich"},
+	{name: "openmpi", mpicc: "mpicc.openmpi", mpirun: []string{"mpirun.openmpi", "--oversubscribe"}, mpif90: "mpif90.openmpi"},
+}
+
+// built caches the library and the test programs per MPI for the whole run.
+var built sync.Map // name -> *build
+
+type build struct {
+	once sync.Once
+	dir  string
+	lib  string
+	err  error
+}
+
+var tmpRoot string
+
+func TestMain(m *testing.M) {
+	d, err := os.MkdirTemp("", "interpose-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tmpRoot = d
+	code := m.Run()
+	os.RemoveAll(d)
+	os.Exit(code)
+}
+
+// setup builds the library for m and compiles the C test programs, or
+// skips the test when m is not installed.
+func setup(t *testing.T, m mpi) *build {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the interposition library is built on Linux only")
+	}
+	for _, tool := range []string{m.mpicc, m.mpirun[0]} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("DDT_INTERPOSE_REQUIRE") == "1" {
+				t.Fatalf("%s is not installed (%s not found) and DDT_INTERPOSE_REQUIRE=1", m.name, tool)
+			}
+			t.Skipf("%s is not installed (%s not found): the %s library is not tested", m.name, tool, m.name)
+		}
+	}
+	v, _ := built.LoadOrStore(m.name, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		b.dir = filepath.Join(tmpRoot, m.name)
+		if b.err = os.MkdirAll(b.dir, 0o755); b.err != nil {
+			return
+		}
+		b.lib = filepath.Join(b.dir, "libddtmpi.so")
+		out, err := exec.Command("bash", "build.sh", m.name, b.lib).CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("build.sh %s: %v\n%s", m.name, err, out)
+			return
+		}
+		for _, p := range []string{"pack", "p2p", "coll", "err", "threads"} {
+			out, err := exec.Command(m.mpicc, "-O1", "-pthread", "-o", filepath.Join(b.dir, p), filepath.Join("testdata", p+".c")).CombinedOutput()
+			if err != nil {
+				b.err = fmt.Errorf("%s %s.c: %v\n%s", m.mpicc, p, err, out)
+				return
+			}
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b
+}
+
+type result struct {
+	stdout, stderr string
+	err            error
+}
+
+// run runs prog under mpirun with np ranks, the library preloaded when lib
+// is not empty, and the extra environment variables env.
+func run(t *testing.T, m mpi, np int, lib string, env []string, prog string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := append([]string{}, m.mpirun...)
+	if m.name == "openmpi" && os.Geteuid() == 0 {
+		cmd = append(cmd, "--allow-run-as-root")
+	}
+	cmd = append(cmd, "-np", strconv.Itoa(np), prog)
+	c := exec.CommandContext(ctx, cmd[0], append(cmd[1:], args...)...)
+	c.Env = append(os.Environ(), env...)
+	if lib != "" {
+		c.Env = append(c.Env, "LD_PRELOAD="+lib)
+	}
+	var o, e bytes.Buffer
+	c.Stdout, c.Stderr = &o, &e
+	err := c.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%s -np %d %s: timed out\n%s%s", m.name, np, filepath.Base(prog), o.String(), e.String())
+	}
+	return result{o.String(), e.String(), err}
+}
+
+var statsLine = regexp.MustCompile(`^ddt-mpi: rank=(\d+)((?: [a-z]+=\d+)+)$`)
+
+// stats parses the statistics lines of stderr, one per rank, and fails on
+// any other line that mentions ddt or Go.
+func stats(t *testing.T, stderr string, np int) []map[string]int64 {
+	t.Helper()
+	var all []map[string]int64
+	seen := map[int]bool{}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.Contains(line, "goroutine") || strings.Contains(line, "panic") {
+			t.Errorf("Go output on stderr: %q", line)
+		}
+		if !strings.HasPrefix(line, "ddt") {
+			continue
+		}
+		mm := statsLine.FindStringSubmatch(line)
+		if mm == nil {
+			t.Errorf("malformed statistics line %q", line)
+			continue
+		}
+		r, _ := strconv.Atoi(mm[1])
+		if seen[r] {
+			t.Errorf("two statistics lines for rank %d", r)
+		}
+		seen[r] = true
+		kv := map[string]int64{}
+		for _, tok := range strings.Fields(mm[2]) {
+			k, v, _ := strings.Cut(tok, "=")
+			kv[k], _ = strconv.ParseInt(v, 10, 64)
+		}
+		for _, k := range []string{"types", "mirrored", "fallback", "packs", "unpacks", "sends", "recvs", "bytes"} {
+			if _, ok := kv[k]; !ok {
+				t.Errorf("statistics line %q lacks %s", line, k)
+			}
+		}
+		all = append(all, kv)
+	}
+	if len(all) != np {
+		t.Errorf("%d statistics lines for %d ranks:\n%s", len(all), np, stderr)
+	}
+	return all
+}
+
+func sum(all []map[string]int64, k string) int64 {
+	var s int64
+	for _, m := range all {
+		s += m[k]
+	}
+	return s
+}
+
+// TestPrograms runs each C test program without the library, with it, and
+// with it switched off (DDT_MPI=0), under -np 2 and 4: the programs check
+// their own results; the outputs must agree, and the statistics must show
+// that ddt did the work.
+func TestPrograms(t *testing.T) {
+	for _, m := range mpis {
+		t.Run(m.name, func(t *testing.T) {
+			b := setup(t, m)
+			for _, np := range []int{2, 4} {
+				for _, p := range []string{"pack", "p2p", "coll", "err", "threads"} {
+					t.Run(fmt.Sprintf("%s-np%d", p, np), func(t *testing.T) {
+						prog := filepath.Join(b.dir, p)
+						plain := run(t, m, np, "", nil, prog)
+						if plain.err != nil {
+							t.Fatalf("without the library: %v\n%s%s", plain.err, plain.stdout, plain.stderr)
+						}
+						with := run(t, m, np, b.lib, []string{"DDT_MPI_STATS=1"}, prog)
+						if with.err != nil {
+							t.Fatalf("with the library: %v\n%s%s", with.err, with.stdout, with.stderr)
+						}
+						if sorted(with.stdout) != sorted(plain.stdout) {
+							t.Errorf("output with the library:\n%s\nwithout:\n%s", with.stdout, plain.stdout)
+						}
+						st := stats(t, with.stderr, np)
+						known := map[string]bool{}
+						for _, l := range strings.Split(plain.stderr, "\n") {
+							known[l] = true
+						}
+						for _, l := range strings.Split(with.stderr, "\n") {
+							if !known[l] && !strings.HasPrefix(l, "ddt-mpi: ") {
+								t.Errorf("output of the library: %q", l)
+							}
+						}
+						if sum(st, "types") == 0 || sum(st, "mirrored") == 0 || sum(st, "bytes") == 0 {
+							t.Errorf("ddt served nothing:\n%s", with.stderr)
+						}
+						switch p {
+						case "pack":
+							if sum(st, "packs") < int64(7*np) || sum(st, "unpacks") < int64(5*np) {
+								t.Errorf("pack: too few packs or unpacks served:\n%s", with.stderr)
+							}
+							if sum(st, "sends") != int64(np) || sum(st, "recvs") != int64(np) {
+								t.Errorf("pack: the MPI_BOTTOM send and receive were not served:\n%s", with.stderr)
+							}
+							if sum(st, "fallback") < int64(np) {
+								t.Errorf("pack: the f90 type is not counted as a fallback:\n%s", with.stderr)
+							}
+							if runtime.GOARCH == "amd64" && os.Getenv("DDT_NOJIT") != "1" && sum(st, "native") == 0 {
+								t.Errorf("pack: the generated code never ran from C:\n%s", with.stderr)
+							}
+						case "p2p":
+							// every rank has a peer (np is even) and moves 20
+							// messages each way of derived types (p2p.c), 22
+							// with MPICH's large-count forms
+							want := int64(20)
+							if m.name == "mpich" {
+								want = 22
+							}
+							for _, s := range st {
+								if s["sends"] != want || s["recvs"] != want {
+									t.Errorf("p2p: %d sends and %d receives served, want %d and %d:\n%s", s["sends"], s["recvs"], want, want, with.stderr)
+								}
+							}
+						case "coll", "threads":
+							if sum(st, "sends") == 0 || sum(st, "recvs") == 0 {
+								t.Errorf("%s: no sends or receives served:\n%s", p, with.stderr)
+							}
+						}
+						off := run(t, m, np, b.lib, []string{"DDT_MPI=0", "DDT_MPI_STATS=1"}, prog)
+						if off.err != nil {
+							t.Fatalf("DDT_MPI=0: %v\n%s%s", off.err, off.stdout, off.stderr)
+						}
+						if sorted(off.stdout) != sorted(plain.stdout) || strings.Contains(off.stderr, "ddt") {
+							t.Errorf("DDT_MPI=0 is not a pass-through:\n%s%s", off.stdout, off.stderr)
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+func sorted(s string) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	// ranks print in any order
+	for i := range l {
+		for j := i + 1; j < len(l); j++ {
+			if l[j] < l[i] {
+				l[i], l[j] = l[j], l[i]
+			}
+		}
+	}
+	return strings.Join(l, "\n")
+}
+
+// TestFatal checks that an erroneous call under MPI_ERRORS_ARE_FATAL
+// aborts the job through MPI, with no Go output.
+func TestFatal(t *testing.T) {
+	for _, m := range mpis {
+		t.Run(m.name, func(t *testing.T) {
+			b := setup(t, m)
+			r := run(t, m, 2, b.lib, nil, filepath.Join(b.dir, "err"), "fatal")
+			if r.err == nil || strings.Contains(r.stdout, "not reached") {
+				t.Fatalf("the job did not abort:\n%s%s", r.stdout, r.stderr)
+			}
+			for _, s := range []string{"goroutine", "panic", "runtime."} {
+				if strings.Contains(r.stderr+r.stdout, s) {
+					t.Errorf("Go output %q in:\n%s", s, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestBuildWithoutMPI checks the contract's answer when the MPI is not
+// installed: exit 1 and one line on stderr.
+func TestBuildWithoutMPI(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	bash := mustLook(t, "bash")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.so")
+	bin := filepath.Join(dir, "bin") // a PATH with bash and nothing of MPI
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bash, filepath.Join(bin, "bash")); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(bash, "build.sh", "mpich", out)
+	c.Env = append(os.Environ(), "PATH="+bin)
+	var e bytes.Buffer
+	c.Stderr = &e
+	err := c.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("build.sh without MPI: %v, want exit 1\n%s", err, e.String())
+	}
+	if lines := strings.Split(strings.TrimSpace(e.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "not installed") {
+		t.Errorf("stderr %q, want one line saying MPICH is not installed", e.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s written", out)
+	}
+	c = exec.Command(bash, "build.sh", "lam", out)
+	if err := c.Run(); err == nil {
+		t.Errorf("build.sh lam succeeded")
+	}
+}
+
+func mustLook(t *testing.T, name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not found", name)
+	}
+	return p
+}
+
+// TestFortran runs a Fortran program (mpif90) with the library: the
+// bindings of both MPIs call PMPI directly, so the library's Fortran entry
+// points (lib/fortran.c) must serve the program's types.
+func TestFortran(t *testing.T) {
+	for _, m := range mpis {
+		t.Run(m.name, func(t *testing.T) {
+			b := setup(t, m)
+			if _, err := exec.LookPath(m.mpif90); err != nil {
+				t.Skipf("%s not found: no Fortran test", m.mpif90)
+			}
+			prog := filepath.Join(b.dir, "smoke-fortran")
+			if out, err := exec.Command(m.mpif90, "-o", prog, filepath.Join("testdata", "smoke.f90")).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", m.mpif90, err, out)
+			}
+			for _, np := range []int{2, 4} {
+				r := run(t, m, np, b.lib, []string{"DDT_MPI_STATS=1"}, prog)
+				if r.err != nil || strings.TrimSpace(r.stdout) != "ok fortran" {
+					t.Fatalf("-np %d: %v\n%s%s", np, r.err, r.stdout, r.stderr)
+				}
+				// each rank: one pack; a sendrecv, an isend and a send of
+				// the row type; a sendrecv and two irecvs of it (smoke.f90)
+				st := stats(t, r.stderr, np)
+				if sum(st, "mirrored") != int64(np) || sum(st, "packs") != int64(np) || sum(st, "sends") != int64(3*np) || sum(st, "recvs") != int64(3*np) {
+					t.Errorf("-np %d: ddt did not serve the Fortran program:\n%s", np, r.stderr)
+				}
+				off := run(t, m, np, b.lib, []string{"DDT_MPI=0", "DDT_MPI_STATS=1"}, prog)
+				if off.err != nil || strings.TrimSpace(off.stdout) != "ok fortran" || strings.Contains(off.stderr, "ddt") {
+					t.Errorf("-np %d, DDT_MPI=0: %v\n%s%s", np, off.err, off.stdout, off.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestPython runs an mpi4py program with the library of the MPI that
+// mpi4py is built against.
+func TestPython(t *testing.T) {
+	py := "/usr/bin/python3"
+	out, err := exec.Command(py, "-c", "from mpi4py import MPI; print(MPI.Get_library_version())").CombinedOutput()
+	if err != nil {
+		t.Skipf("mpi4py is not installed for %s: %v", py, err)
+	}
+	var m mpi
+	switch v := string(out); {
+	case strings.Contains(v, "Open MPI"):
+		m = mpis[1]
+	case strings.Contains(v, "MPICH"):
+		m = mpis[0]
+	default:
+		t.Skipf("mpi4py's MPI is neither MPICH nor Open MPI: %s", v)
+	}
+	b := setup(t, m)
+	for _, np := range []int{2, 4} {
+		r := run(t, m, np, b.lib, []string{"DDT_MPI_STATS=1"}, py, filepath.Join("testdata", "smoke.py"))
+		if r.err != nil || strings.TrimSpace(r.stdout) != "ok python" {
+			t.Fatalf("-np %d: %v\n%s%s", np, r.err, r.stdout, r.stderr)
+		}
+		st := stats(t, r.stderr, np)
+		if sum(st, "mirrored") != int64(np) || sum(st, "packs") != int64(np) || sum(st, "sends") == 0 || sum(st, "recvs") == 0 {
+			t.Errorf("-np %d: ddt did not serve the Python program:\n%s", np, r.stderr)
+		}
+	}
+}

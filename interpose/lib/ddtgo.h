@@ -1,0 +1,27 @@
+// Types shared by the C layer and the Go side of the interposition library.
+// This header must not include mpi.h: the Go side knows nothing of MPI.
+#ifndef DDTGO_H
+#define DDTGO_H
+#include <stdint.h>
+
+// ddt_bounds are the size and bounds of one type instance, as MPI reports
+// them (MPI_Type_size_x, MPI_Type_get_extent_x, MPI_Type_get_true_extent_x).
+typedef struct {
+	int64_t size, lb, extent, true_lb, true_extent;
+} ddt_bounds;
+
+// ddt_native is the generated whole-message code of a served type, which
+// the C layer calls directly (ddt.Committed.NativeCode); pack is 0 until
+// that code exists.
+typedef struct {
+	uintptr_t pack, unpack;
+	int64_t max;
+} ddt_native;
+
+// Combiners as the Go side numbers them (package datatype's Combiner).
+enum {
+	DDT_DUP = 1, DDT_CONTIGUOUS, DDT_VECTOR, DDT_HVECTOR, DDT_INDEXED,
+	DDT_HINDEXED, DDT_INDEXED_BLOCK, DDT_HINDEXED_BLOCK, DDT_STRUCT,
+	DDT_SUBARRAY, DDT_DARRAY, DDT_RESIZED
+};
+#endif

@@ -1,0 +1,431 @@
+//go:build ddtinterpose
+
+// Command lib is the ddt MPI interposition library: interpose/build.sh
+// builds it with -buildmode=c-shared. The C layer (shim.c, zconstruct.c)
+// defines the MPI functions, calls the MPI library through PMPI and calls
+// the functions exported here to mirror types and to pack and unpack. This
+// side never calls MPI.
+package main
+
+/*
+#include "ddtgo.h"
+*/
+import "C"
+
+import (
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/ddtlab/ddt"
+	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/external32"
+)
+
+func main() {}
+
+func init() {
+	// A fatal error must not print goroutine stacks into the application's
+	// output.
+	debug.SetTraceback("none")
+}
+
+// entry is the mirror of one MPI datatype handle.
+type entry struct {
+	t         *datatype.Type // nil: ddt cannot mirror it
+	c         *ddt.Committed // set at commit when ddt serves the type
+	x         atomic.Pointer[external32.Codec]
+	refs      int32 // user references to the handle (constructor, get_contents)
+	derived   bool  // created through an intercepted constructor
+	committed bool
+	pin       int32 // slot of a served type, -1 otherwise
+}
+
+// The handle table: every predefined type registered by the C layer and
+// every derived type created through an intercepted constructor.
+var (
+	mu      sync.Mutex
+	handles = map[uintptr]*entry{}
+)
+
+// slots maps small integers (pins) to served entries: the C layer keeps the
+// pin of every served type and of every pending operation, and the hot path
+// finds the entry with one atomic load and an index.
+var slots slotTable
+
+type slotTable struct {
+	mu   sync.Mutex
+	tab  atomic.Pointer[[]atomic.Pointer[entry]]
+	free []int32
+	n    int32
+}
+
+func (s *slotTable) get(i int32) *entry {
+	t := s.tab.Load()
+	if t == nil || uint32(i) >= uint32(len(*t)) {
+		return nil
+	}
+	return (*t)[i].Load()
+}
+
+func (s *slotTable) put(e *entry) int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var i int32
+	if k := len(s.free); k > 0 {
+		i = s.free[k-1]
+		s.free = s.free[:k-1]
+	} else {
+		i = s.n
+		s.n++
+	}
+	t := s.tab.Load()
+	if t == nil || int(i) >= len(*t) {
+		n := 64
+		if t != nil {
+			n = 2 * len(*t)
+		}
+		nt := make([]atomic.Pointer[entry], n)
+		if t != nil {
+			for j := range *t {
+				nt[j].Store((*t)[j].Load())
+			}
+		}
+		s.tab.Store(&nt)
+		t = &nt
+	}
+	(*t)[i].Store(e)
+	return i
+}
+
+func (s *slotTable) release(i int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tab.Load()
+	if t == nil || i < 0 || int(i) >= len(*t) || (*t)[i].Load() == nil {
+		return
+	}
+	(*t)[i].Store(nil)
+	s.free = append(s.free, i)
+}
+
+//export ddtgoPredef
+func ddtgoPredef(h C.uintptr_t, name *C.char) {
+	t := datatype.Predefined(C.GoString(name))
+	if t == nil {
+		return
+	}
+	mu.Lock()
+	handles[uintptr(h)] = &entry{t: t, refs: 1 << 30, pin: -1}
+	mu.Unlock()
+}
+
+func int64s(p *C.int64_t, n C.int64_t) []int64 {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	return append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n))...)
+}
+
+// ddtgoConstruct mirrors a derived type that the MPI library created with
+// handle h, from its arguments laid out as MPI_Type_get_contents returns
+// them (64-bit integers; orders and distributions in package datatype's
+// numbering). A type ddt cannot build, or built from a type it does not
+// know, is recorded as not mirrorable.
+//
+//export ddtgoConstruct
+func ddtgoConstruct(comb C.int, h C.uintptr_t, ints *C.int64_t, ni C.int64_t, addrs *C.int64_t, na C.int64_t, types *C.uintptr_t, nt C.int64_t) {
+	defer func() { _ = recover() }()
+	c := datatype.Contents{Combiner: datatype.Combiner(comb), Ints: int64s(ints, ni), Addrs: int64s(addrs, na)}
+	var hs []uintptr
+	if nt > 0 && types != nil {
+		hs = unsafe.Slice((*uintptr)(unsafe.Pointer(types)), int(nt))
+	}
+	e := &entry{refs: 1, derived: true, pin: -1}
+	mu.Lock()
+	ok := true
+	for _, th := range hs {
+		old := handles[th]
+		if old == nil || old.t == nil {
+			ok = false
+			break
+		}
+		c.Types = append(c.Types, old.t)
+	}
+	mu.Unlock()
+	if ok {
+		if t, err := datatype.Rebuild(c); err == nil {
+			e.t = t
+		}
+	}
+	mu.Lock()
+	if old := handles[uintptr(h)]; old != nil && old.pin >= 0 {
+		slots.release(old.pin) // a stale entry under a reused handle
+	}
+	handles[uintptr(h)] = e
+	mu.Unlock()
+}
+
+// ddtgoCommit commits the mirror of h and compares it with the bounds the
+// MPI library reports. It returns the pin of a served type, -1 for a type
+// left to the MPI library, and -2 for a handle that no intercepted
+// constructor created. *first is set when this is the type's first commit.
+//
+//export ddtgoCommit
+func ddtgoCommit(h C.uintptr_t, b *C.ddt_bounds, first *C.int) (pin C.int32_t) {
+	defer func() {
+		if recover() != nil {
+			pin = -1
+		}
+	}()
+	mu.Lock()
+	e := handles[uintptr(h)]
+	if e == nil || !e.derived {
+		mu.Unlock()
+		return -2
+	}
+	if e.committed {
+		mu.Unlock()
+		*first = 0
+		return C.int32_t(e.pin)
+	}
+	e.committed = true
+	mu.Unlock()
+	*first = 1
+	t := e.t
+	if t == nil || t.Size() != int64(b.size) || t.LB() != int64(b.lb) || t.Extent() != int64(b.extent) ||
+		t.TrueLB() != int64(b.true_lb) || t.TrueExtent() != int64(b.true_extent) {
+		return -1
+	}
+	c, err := ddt.Commit(t)
+	if err != nil {
+		return -1
+	}
+	e.c = c
+	mu.Lock()
+	e.pin = slots.put(e)
+	mu.Unlock()
+	return C.int32_t(e.pin)
+}
+
+// ddtgoFree drops one user reference to h and reports whether the handle
+// left the table.
+//
+//export ddtgoFree
+func ddtgoFree(h C.uintptr_t) C.int {
+	mu.Lock()
+	defer mu.Unlock()
+	e := handles[uintptr(h)]
+	if e == nil || !e.derived {
+		return 0
+	}
+	if e.refs--; e.refs > 0 {
+		return 0
+	}
+	delete(handles, uintptr(h))
+	if e.pin >= 0 {
+		slots.release(e.pin)
+	}
+	return 1
+}
+
+// ddtgoRef adds a user reference to h (MPI_Type_get_contents hands out the
+// handles of the old types).
+//
+//export ddtgoRef
+func ddtgoRef(h C.uintptr_t) {
+	mu.Lock()
+	if e := handles[uintptr(h)]; e != nil && e.derived {
+		e.refs++
+	}
+	mu.Unlock()
+}
+
+// ddtgoPin returns a new pin of the entry of pin, which keeps it while an
+// operation is pending even if the type is freed.
+//
+//export ddtgoPin
+func ddtgoPin(pin C.int32_t) C.int32_t {
+	e := slots.get(int32(pin))
+	if e == nil {
+		return -1
+	}
+	return C.int32_t(slots.put(e))
+}
+
+//export ddtgoUnpin
+func ddtgoUnpin(pin C.int32_t) { slots.release(int32(pin)) }
+
+// image is the memory of count instances at base as a slice and the
+// origin of instance 0 in it.
+func image(t *datatype.Type, base unsafe.Pointer, count int64) ([]byte, int64, bool) {
+	lo, hi, err := t.Span(count)
+	if err != nil {
+		return nil, 0, false
+	}
+	if hi == lo {
+		return nil, 0, true
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(base, lo)), hi-lo), -lo, true
+}
+
+// native fills nat with the native code of e once it exists.
+func native(e *entry, nat *C.ddt_native) {
+	if nat == nil || nat.pack != 0 {
+		return
+	}
+	if p, u, m, ok := e.c.NativeCode(); ok && p != 0 && u != 0 && m > 0 {
+		nat.pack, nat.unpack, nat.max = C.uintptr_t(p), C.uintptr_t(u), C.int64_t(m)
+	}
+}
+
+// ddtgoPack packs count instances at src into dst, which holds room bytes,
+// and returns the number of bytes written, or -1 if it did nothing (the
+// C layer then leaves the call to the MPI library). When nat is not nil
+// it receives the type's native code once that exists.
+//
+//export ddtgoPack
+func ddtgoPack(pin C.int32_t, src unsafe.Pointer, count C.int64_t, dst unsafe.Pointer, room C.int64_t, nat *C.ddt_native) (n C.int64_t) {
+	defer func() {
+		if recover() != nil {
+			n = -1
+		}
+	}()
+	e := slots.get(int32(pin))
+	if e == nil || count < 0 || room < 0 {
+		return -1
+	}
+	img, origin, ok := image(e.t, src, int64(count))
+	if !ok {
+		return -1
+	}
+	k, err := e.c.Pack(unsafe.Slice((*byte)(dst), int64(room)), img, origin, int64(count))
+	if err != nil {
+		return -1
+	}
+	native(e, nat)
+	return C.int64_t(k)
+}
+
+// ddtgoUnpack unpacks the first n bytes at src (at most the packed size of
+// count instances) into count instances at dst and returns the number of
+// bytes used, or -1 if it did nothing.
+//
+//export ddtgoUnpack
+func ddtgoUnpack(pin C.int32_t, src unsafe.Pointer, n C.int64_t, dst unsafe.Pointer, count C.int64_t, nat *C.ddt_native) (used C.int64_t) {
+	defer func() {
+		if recover() != nil {
+			used = -1
+		}
+	}()
+	e := slots.get(int32(pin))
+	if e == nil || count < 0 || n < 0 {
+		return -1
+	}
+	img, origin, ok := image(e.t, dst, int64(count))
+	if !ok {
+		return -1
+	}
+	size, err := e.t.PackSize(int64(count))
+	if err != nil {
+		return -1
+	}
+	in := unsafe.Slice((*byte)(src), int64(n))
+	if int64(n) >= size {
+		k, err := e.c.Unpack(img, in, origin, int64(count))
+		if err != nil {
+			return -1
+		}
+		native(e, nat)
+		return C.int64_t(k)
+	}
+	u, err := e.c.NewUnpacker(img, origin, int64(count))
+	if err != nil {
+		return -1
+	}
+	k, err := u.Unpack(in)
+	if err != nil {
+		return -1
+	}
+	return C.int64_t(k)
+}
+
+func codec(e *entry) *external32.Codec {
+	if x := e.x.Load(); x != nil {
+		return x
+	}
+	x := external32.New(e.c)
+	e.x.Store(x)
+	return x
+}
+
+// ddtgoExtSize is MPI_Pack_external_size, or -1.
+//
+//export ddtgoExtSize
+func ddtgoExtSize(pin C.int32_t, count C.int64_t) (n C.int64_t) {
+	defer func() {
+		if recover() != nil {
+			n = -1
+		}
+	}()
+	e := slots.get(int32(pin))
+	if e == nil {
+		return -1
+	}
+	k, err := codec(e).PackSize(int64(count))
+	if err != nil {
+		return -1
+	}
+	return C.int64_t(k)
+}
+
+// ddtgoExtPack is MPI_Pack_external of count instances into room bytes at
+// dst; it returns the bytes written or -1.
+//
+//export ddtgoExtPack
+func ddtgoExtPack(pin C.int32_t, src unsafe.Pointer, count C.int64_t, dst unsafe.Pointer, room C.int64_t) (n C.int64_t) {
+	defer func() {
+		if recover() != nil {
+			n = -1
+		}
+	}()
+	e := slots.get(int32(pin))
+	if e == nil || count < 0 || room < 0 {
+		return -1
+	}
+	img, origin, ok := image(e.t, src, int64(count))
+	if !ok {
+		return -1
+	}
+	k, err := codec(e).Pack(unsafe.Slice((*byte)(dst), int64(room)), img, origin, int64(count))
+	if err != nil {
+		return -1
+	}
+	return C.int64_t(k)
+}
+
+// ddtgoExtUnpack is MPI_Unpack_external of count instances from the n
+// bytes at src; it returns the bytes read or -1.
+//
+//export ddtgoExtUnpack
+func ddtgoExtUnpack(pin C.int32_t, src unsafe.Pointer, n C.int64_t, dst unsafe.Pointer, count C.int64_t) (used C.int64_t) {
+	defer func() {
+		if recover() != nil {
+			used = -1
+		}
+	}()
+	e := slots.get(int32(pin))
+	if e == nil || count < 0 || n < 0 {
+		return -1
+	}
+	img, origin, ok := image(e.t, dst, int64(count))
+	if !ok {
+		return -1
+	}
+	k, err := codec(e).Unpack(img, unsafe.Slice((*byte)(src), int64(n)), origin, int64(count))
+	if err != nil {
+		return -1
+	}
+	return C.int64_t(k)
+}

@@ -1,0 +1,616 @@
+//go:build ddtinterpose
+
+// The C layer of the interposition library: tables, the type life cycle,
+// pack and unpack. Point-to-point, completion and collectives are in
+// comm.c; the constructors are generated into zconstruct.c.
+#include "shim.h"
+#include "shimint.h"
+#include "_cgo_export.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+
+int ddt_on = 1;
+static int ddt_stats_on;
+static pthread_once_t ddt_once = PTHREAD_ONCE_INIT;
+
+ddt_stat ddt_st;
+
+// ---- types: handle -> served type's bounds and pin ----------------------
+
+typedef struct tnode {
+	uintptr_t key;
+	ddt_tinfo info;
+	struct tnode *next;
+} tnode;
+
+static pthread_rwlock_t tlock = PTHREAD_RWLOCK_INITIALIZER;
+static tnode **tbuckets;
+static size_t tcap, tcount;
+atomic_long ddt_nserved;
+
+static size_t hash(uintptr_t k, size_t cap) {
+	uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull;
+	return (size_t)(x >> 32) & (cap - 1);
+}
+
+static void tgrow(void) {
+	size_t ncap = tcap ? 2 * tcap : 256;
+	tnode **nb = calloc(ncap, sizeof *nb);
+	if (!nb) return;
+	for (size_t i = 0; i < tcap; i++) {
+		for (tnode *n = tbuckets[i], *next; n; n = next) {
+			next = n->next;
+			size_t j = hash(n->key, ncap);
+			n->next = nb[j];
+			nb[j] = n;
+		}
+	}
+	free(tbuckets);
+	tbuckets = nb;
+	tcap = ncap;
+}
+
+static void tinsert(uintptr_t key, const ddt_tinfo *info) {
+	tnode *n = malloc(sizeof *n);
+	if (!n) return;
+	n->key = key;
+	n->info = *info;
+	pthread_rwlock_wrlock(&tlock);
+	if (tcount >= 2 * tcap) tgrow();
+	if (!tcap) { pthread_rwlock_unlock(&tlock); free(n); return; }
+	size_t j = hash(key, tcap);
+	n->next = tbuckets[j];
+	tbuckets[j] = n;
+	tcount++;
+	atomic_fetch_add(&ddt_nserved, 1);
+	pthread_rwlock_unlock(&tlock);
+}
+
+static void tremove(uintptr_t key) {
+	pthread_rwlock_wrlock(&tlock);
+	if (tcap) {
+		for (tnode **p = &tbuckets[hash(key, tcap)]; *p; p = &(*p)->next) {
+			if ((*p)->key == key) {
+				tnode *n = *p;
+				*p = n->next;
+				free(n);
+				tcount--;
+				atomic_fetch_sub(&ddt_nserved, 1);
+				break;
+			}
+		}
+	}
+	pthread_rwlock_unlock(&tlock);
+}
+
+int ddt_served(MPI_Datatype t, ddt_tinfo *out) {
+	if (!ddt_on || atomic_load_explicit(&ddt_nserved, memory_order_relaxed) == 0) return 0;
+	uintptr_t key = DDT_H(t);
+	int found = 0;
+	pthread_rwlock_rdlock(&tlock);
+	if (tcap) {
+		for (tnode *n = tbuckets[hash(key, tcap)]; n; n = n->next) {
+			if (n->key == key) {
+				*out = n->info;
+				found = 1;
+				break;
+			}
+		}
+	}
+	pthread_rwlock_unlock(&tlock);
+	return found;
+}
+
+// tset_native records the generated code of the type of key.
+static void tset_native(uintptr_t key, const ddt_native *nat) {
+	pthread_rwlock_wrlock(&tlock);
+	if (tcap) {
+		for (tnode *n = tbuckets[hash(key, tcap)]; n; n = n->next) {
+			if (n->key == key) {
+				n->info.nat = *nat;
+				break;
+			}
+		}
+	}
+	pthread_rwlock_unlock(&tlock);
+}
+
+#if defined(__x86_64__)
+// jit_call runs generated code (see ddt.Committed.NativeCode) on n
+// instances: Go's register ABI, RCX the count, RDI the memory, RSI the
+// packed bytes, R8 and X15 zero; it may change every register but RSP,
+// RBP and R14, and the call steps over the red zone of this frame.
+static void jit_call(uintptr_t fn, int64_t n, uintptr_t mem, uintptr_t pk) {
+	register uintptr_t r8 __asm__("r8") = 0;
+	uintptr_t a = 0, b = 0;
+	__asm__ volatile("vpxor %%xmm15, %%xmm15, %%xmm15\n\t"
+			 "lea -128(%%rsp), %%rsp\n\t"
+			 "call *%%rdx\n\t"
+			 "lea 128(%%rsp), %%rsp"
+			 : "+a"(a), "+b"(b), "+c"(n), "+D"(mem), "+S"(pk), "+d"(fn), "+r"(r8)
+			 :
+			 : "r9", "r10", "r11", "r12", "r13", "r15", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+			 "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+			 "memory", "cc");
+}
+
+// direct runs fn on count instances in pieces of at most max.
+static void direct(uintptr_t fn, int64_t max, int64_t count, int64_t extent, int64_t size, const void *mem,
+	const void *pk) {
+	uintptr_t m = (uintptr_t)mem, p = (uintptr_t)pk;
+	while (count > 0) {
+		int64_t k = count < max ? count : max;
+		jit_call(fn, k, m, p);
+		m += (uintptr_t)(k * extent);
+		p += (uintptr_t)(k * size);
+		count -= k;
+	}
+}
+#define HAVE_DIRECT 1
+#else
+#define HAVE_DIRECT 0
+static void direct(uintptr_t fn, int64_t max, int64_t count, int64_t extent, int64_t size, const void *mem,
+	const void *pk) {}
+#endif
+
+int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst, int64_t room) {
+	if (HAVE_DIRECT && ti->nat.pack && count > 0 && count <= INT64_MAX / ti->size && room >= count * ti->size) {
+		direct(ti->nat.pack, ti->nat.max, count, ti->extent, ti->size, src, dst);
+		atomic_fetch_add_explicit(&ddt_st.native, 1, memory_order_relaxed);
+		return count * ti->size;
+	}
+	ddt_native nat = {0, 0, 0};
+	int64_t k = ddtgoPack(ti->pin, (void *)src, count, dst, room, ti->nat.pack ? NULL : &nat);
+	if (nat.pack) tset_native(ti->key, &nat);
+	return k;
+}
+
+int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, int64_t count) {
+	if (HAVE_DIRECT && ti->nat.unpack && count > 0 && count <= INT64_MAX / ti->size && n >= count * ti->size) {
+		direct(ti->nat.unpack, ti->nat.max, count, ti->extent, ti->size, dst, src);
+		atomic_fetch_add_explicit(&ddt_st.native, 1, memory_order_relaxed);
+		return count * ti->size;
+	}
+	ddt_native nat = {0, 0, 0};
+	int64_t k = ddtgoUnpack(ti->pin, (void *)src, n, dst, count, ti->nat.pack ? NULL : &nat);
+	if (nat.pack) tset_native(ti->key, &nat);
+	return k;
+}
+
+// ddt_staged reports whether count instances of t are served by ddt and
+// must be packed (not one contiguous block, which MPI takes directly), and
+// sets *n to their packed size.
+int ddt_staged(MPI_Datatype t, int64_t count, ddt_tinfo *ti, int64_t *n) {
+	if (count <= 0 || !ddt_served(t, ti)) return 0;
+	if (ti->size == 0) return 0;
+	if (ti->size == ti->true_extent && (count == 1 || ti->extent == ti->size)) return 0;
+	if (count > INT64_MAX / ti->size) return 0;
+	*n = count * ti->size;
+	return 1;
+}
+
+// ---- staging buffers ----------------------------------------------------
+
+// Freed buffers are kept per power-of-two class so that messages do not
+// fault in fresh pages every time (at most ddt_pool_max bytes kept).
+#define NCLASS 48
+#define PERCLASS 4
+static void *pool[NCLASS][PERCLASS];
+static int npool[NCLASS];
+static size_t pooled;
+static const size_t ddt_pool_max = 256u << 20;
+static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
+
+static int sclass(size_t n) {
+	int c = 6;
+	while (c < NCLASS - 1 && ((size_t)1 << c) < n) c++;
+	return c;
+}
+
+void *ddt_buf_get(int64_t n) {
+	if (n < 0) return NULL;
+	int c = sclass((size_t)n);
+	if (((size_t)1 << c) < (size_t)n) return malloc((size_t)n ? (size_t)n : 1);
+	void *p = NULL;
+	pthread_mutex_lock(&plock);
+	if (npool[c] > 0) {
+		p = pool[c][--npool[c]];
+		pooled -= (size_t)1 << c;
+	}
+	pthread_mutex_unlock(&plock);
+	return p ? p : malloc((size_t)1 << c);
+}
+
+void ddt_buf_put(void *p, int64_t n) {
+	if (!p) return;
+	int c = sclass((size_t)n);
+	if (((size_t)1 << c) < (size_t)n) { free(p); return; }
+	pthread_mutex_lock(&plock);
+	if (npool[c] < PERCLASS && pooled + ((size_t)1 << c) <= ddt_pool_max) {
+		pool[c][npool[c]++] = p;
+		pooled += (size_t)1 << c;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&plock);
+	free(p);
+}
+
+// ---- set-up -------------------------------------------------------------
+
+static void predef(MPI_Datatype t, const char *name) {
+	if (t != MPI_DATATYPE_NULL) ddtgoPredef(DDT_H(t), (char *)name);
+}
+
+static void ddt_setup(void) {
+	const char *e = getenv("DDT_MPI");
+	if (e && strcmp(e, "0") == 0) ddt_on = 0;
+	e = getenv("DDT_MPI_STATS");
+	ddt_stats_on = e && strcmp(e, "1") == 0;
+	if (!ddt_on) return;
+	pthread_rwlock_wrlock(&tlock);
+	tgrow();
+	pthread_rwlock_unlock(&tlock);
+#define P(t, n) predef(t, n);
+	P(MPI_CHAR, "char") P(MPI_SIGNED_CHAR, "signed_char") P(MPI_UNSIGNED_CHAR, "unsigned_char")
+	P(MPI_BYTE, "byte") P(MPI_PACKED, "byte") P(MPI_C_BOOL, "c_bool") P(MPI_INT8_T, "int8_t")
+	P(MPI_UINT8_T, "uint8_t") P(MPI_SHORT, "short") P(MPI_UNSIGNED_SHORT, "unsigned_short")
+	P(MPI_INT16_T, "int16_t") P(MPI_UINT16_T, "uint16_t") P(MPI_INT, "int") P(MPI_UNSIGNED, "unsigned")
+	P(MPI_FLOAT, "float") P(MPI_WCHAR, "wchar") P(MPI_INT32_T, "int32_t") P(MPI_UINT32_T, "uint32_t")
+	P(MPI_LONG, "long") P(MPI_UNSIGNED_LONG, "unsigned_long") P(MPI_LONG_LONG, "long_long")
+	P(MPI_LONG_LONG_INT, "long_long") P(MPI_UNSIGNED_LONG_LONG, "unsigned_long_long")
+	P(MPI_DOUBLE, "double") P(MPI_INT64_T, "int64_t") P(MPI_UINT64_T, "uint64_t") P(MPI_AINT, "aint")
+	P(MPI_OFFSET, "offset") P(MPI_COUNT, "count") P(MPI_C_FLOAT_COMPLEX, "c_float_complex")
+	P(MPI_C_COMPLEX, "c_float_complex") P(MPI_LONG_DOUBLE, "long_double")
+	P(MPI_C_DOUBLE_COMPLEX, "c_double_complex") P(MPI_C_LONG_DOUBLE_COMPLEX, "c_long_double_complex")
+	P(MPI_FLOAT_INT, "float_int") P(MPI_DOUBLE_INT, "double_int") P(MPI_LONG_INT, "long_int")
+	P(MPI_2INT, "two_int") P(MPI_SHORT_INT, "short_int") P(MPI_LONG_DOUBLE_INT, "long_double_int")
+	// Fortran types by their C equivalents (the commit-time comparison
+	// with the MPI library catches any difference of size or alignment).
+	P(MPI_CHARACTER, "char") P(MPI_LOGICAL, "int") P(MPI_INTEGER, "int") P(MPI_REAL, "float")
+	P(MPI_DOUBLE_PRECISION, "double") P(MPI_COMPLEX, "c_float_complex")
+	P(MPI_DOUBLE_COMPLEX, "c_double_complex") P(MPI_2INTEGER, "two_int")
+	P(MPI_INTEGER1, "int8_t") P(MPI_INTEGER2, "int16_t") P(MPI_INTEGER4, "int32_t")
+	P(MPI_INTEGER8, "int64_t") P(MPI_REAL4, "float") P(MPI_REAL8, "double")
+	P(MPI_COMPLEX8, "c_float_complex") P(MPI_COMPLEX16, "c_double_complex")
+	P(MPI_CXX_BOOL, "c_bool") P(MPI_CXX_FLOAT_COMPLEX, "c_float_complex")
+	P(MPI_CXX_DOUBLE_COMPLEX, "c_double_complex")
+#ifdef MPI_LOGICAL1
+	P(MPI_LOGICAL1, "int8_t")
+#endif
+#ifdef MPI_LOGICAL2
+	P(MPI_LOGICAL2, "int16_t")
+#endif
+#ifdef MPI_LOGICAL4
+	P(MPI_LOGICAL4, "int32_t")
+#endif
+#ifdef MPI_LOGICAL8
+	P(MPI_LOGICAL8, "int64_t")
+#endif
+#ifdef MPI_CXX_LONG_DOUBLE_COMPLEX
+	P(MPI_CXX_LONG_DOUBLE_COMPLEX, "c_long_double_complex")
+#endif
+#undef P
+}
+
+void ddt_init(void) { pthread_once(&ddt_once, ddt_setup); }
+
+// ---- constructors -------------------------------------------------------
+
+void ddt_args_init(ddt_args *a, int64_t ni, int64_t na, int64_t nt) {
+	ddt_init();
+	memset(a, 0, offsetof(ddt_args, ibuf));
+	a->ints = ni <= 32 ? a->ibuf : malloc((size_t)ni * sizeof(int64_t));
+	a->addrs = na <= 16 ? a->abuf : malloc((size_t)na * sizeof(int64_t));
+	a->types = nt <= 16 ? a->tbuf : malloc((size_t)nt * sizeof(uintptr_t));
+	a->bad = ni < 0 || na < 0 || nt < 0 || !a->ints || !a->addrs || !a->types;
+	if (a->bad) {
+		// keep ddt_put_* harmless
+		a->ints = a->ibuf; a->addrs = a->abuf; a->types = a->tbuf;
+	}
+	a->ni = a->na = a->nt = 0;
+}
+
+void ddt_put_int(ddt_args *a, int64_t v) { if (!a->bad) a->ints[a->ni++] = v; }
+void ddt_put_addr(ddt_args *a, int64_t v) { if (!a->bad) a->addrs[a->na++] = v; }
+void ddt_put_type(ddt_args *a, MPI_Datatype t) { if (!a->bad) a->types[a->nt++] = DDT_H(t); }
+
+int64_t ddt_order(int o) { return o == MPI_ORDER_FORTRAN ? 1 : 0; }
+int64_t ddt_distrib(int d) {
+	if (d == MPI_DISTRIBUTE_CYCLIC) return 1;
+	if (d == MPI_DISTRIBUTE_NONE) return 2;
+	return 0;
+}
+int64_t ddt_darg(int d) { return d == MPI_DISTRIBUTE_DFLT_DARG ? -1 : d; }
+
+void ddt_construct(int combiner, MPI_Datatype t, ddt_args *a) {
+	atomic_fetch_add(&ddt_st.types, 1);
+	if (a->bad) {
+		ddtgoConstruct(0, DDT_H(t), NULL, 0, NULL, 0, NULL, 0);
+	} else {
+		ddtgoConstruct(combiner, DDT_H(t), (int64_t *)a->ints, a->ni, (int64_t *)a->addrs, a->na,
+			(uintptr_t *)a->types, a->nt);
+	}
+	if (a->ints != a->ibuf) free(a->ints);
+	if (a->addrs != a->abuf) free(a->addrs);
+	if (a->types != a->tbuf) free(a->types);
+}
+
+int MPI_Type_commit(MPI_Datatype *datatype) {
+	int rc = PMPI_Type_commit(datatype);
+	if (rc != MPI_SUCCESS || !ddt_on) return rc;
+	ddt_init();
+	MPI_Datatype t = *datatype;
+	MPI_Count size, lb, ext, tlb, text;
+	ddt_bounds b;
+	if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS ||
+		PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS || size == MPI_UNDEFINED) {
+		size = -1, lb = ext = tlb = text = 0;
+	}
+	b.size = size, b.lb = lb, b.extent = ext, b.true_lb = tlb, b.true_extent = text;
+	int first = 0;
+	int32_t pin = ddtgoCommit(DDT_H(t), &b, &first);
+	if (pin == -2 || !first) return rc;
+	if (pin >= 0) {
+		ddt_tinfo ti = {DDT_H(t), pin, b.size, b.lb, b.extent, b.true_lb, b.true_extent, {0, 0, 0}};
+		tinsert(DDT_H(t), &ti);
+		atomic_fetch_add(&ddt_st.mirrored, 1);
+	} else {
+		atomic_fetch_add(&ddt_st.fallback, 1);
+	}
+	return rc;
+}
+
+// MPI_Type_free drops the mirror before MPI frees the type: once MPI has
+// freed it, another thread may get the same handle for a new type.
+int MPI_Type_free(MPI_Datatype *datatype) {
+	if (ddt_on && datatype && *datatype != MPI_DATATYPE_NULL && ddtgoFree(DDT_H(*datatype))) tremove(DDT_H(*datatype));
+	return PMPI_Type_free(datatype);
+}
+
+static void ref_types(int n, MPI_Datatype *ts) {
+	for (int i = 0; ts && i < n; i++) ddtgoRef(DDT_H(ts[i]));
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+	int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) {
+	int rc = PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
+		array_of_addresses, array_of_datatypes);
+	if (rc == MPI_SUCCESS && ddt_on) ref_types(max_datatypes, array_of_datatypes);
+	return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+	MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+	MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) {
+	int rc = PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
+		array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+	if (rc == MPI_SUCCESS && ddt_on) ref_types((int)max_datatypes, array_of_datatypes);
+	return rc;
+}
+#endif
+
+// ---- pack and unpack ----------------------------------------------------
+
+static int comm_ok(MPI_Comm c) { return c != MPI_COMM_NULL; }
+
+static int pack(const void *inbuf, int64_t incount, MPI_Datatype t, void *outbuf, int64_t outsize,
+	int64_t *position, MPI_Comm comm) {
+	ddt_tinfo ti;
+	if (!ddt_served(t, &ti) || incount < 0 || *position < 0 || *position > outsize || !comm_ok(comm)) return 0;
+	int64_t n = ddt_pack(&ti, inbuf, incount, (char *)outbuf + *position, outsize - *position);
+	if (n < 0) return 0;
+	*position += n;
+	atomic_fetch_add(&ddt_st.packs, 1);
+	atomic_fetch_add(&ddt_st.bytes, n);
+	return 1;
+}
+
+static int unpack(const void *inbuf, int64_t insize, int64_t *position, void *outbuf, int64_t outcount,
+	MPI_Datatype t, MPI_Comm comm) {
+	ddt_tinfo ti;
+	if (!ddt_served(t, &ti) || outcount < 0 || *position < 0 || *position > insize || !comm_ok(comm)) return 0;
+	if (outcount > 0 && ti.size > 0 && outcount > (insize - *position) / ti.size) return 0; // MPI reports it
+	int64_t n = ddt_unpack(&ti, (char *)inbuf + *position, insize - *position, outbuf, outcount);
+	if (n < 0) return 0;
+	*position += n;
+	atomic_fetch_add(&ddt_st.unpacks, 1);
+	atomic_fetch_add(&ddt_st.bytes, n);
+	return 1;
+}
+
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
+	MPI_Comm comm) {
+	if (position) {
+		int64_t pos = *position;
+		if (pack(inbuf, incount, datatype, outbuf, outsize, &pos, comm)) {
+			*position = (int)pos;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
+	MPI_Comm comm) {
+	if (position) {
+		int64_t pos = *position;
+		if (unpack(inbuf, insize, &pos, outbuf, outcount, datatype, comm)) {
+			*position = (int)pos;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) {
+	ddt_tinfo ti;
+	if (size && incount >= 0 && comm_ok(comm) && ddt_served(datatype, &ti) &&
+		(ti.size == 0 || incount <= INT_MAX / ti.size)) {
+		*size = (int)(incount * ti.size);
+		return MPI_SUCCESS;
+	}
+	return PMPI_Pack_size(incount, datatype, comm, size);
+}
+
+static int ext32(const char *datarep) { return datarep && strcmp(datarep, "external32") == 0; }
+
+static int pack_ext(const char *datarep, const void *inbuf, int64_t incount, MPI_Datatype t, void *outbuf,
+	int64_t outsize, int64_t *position) {
+	ddt_tinfo ti;
+	if (!ext32(datarep) || !ddt_served(t, &ti) || incount < 0 || *position < 0 || *position > outsize) return 0;
+	int64_t n = ddtgoExtPack(ti.pin, (void *)inbuf, incount, (char *)outbuf + *position, outsize - *position);
+	if (n < 0) return 0;
+	*position += n;
+	atomic_fetch_add(&ddt_st.packs, 1);
+	atomic_fetch_add(&ddt_st.bytes, n);
+	return 1;
+}
+
+static int unpack_ext(const char *datarep, const void *inbuf, int64_t insize, int64_t *position, void *outbuf,
+	int64_t outcount, MPI_Datatype t) {
+	ddt_tinfo ti;
+	if (!ext32(datarep) || !ddt_served(t, &ti) || outcount < 0 || *position < 0 || *position > insize) return 0;
+	int64_t need = ddtgoExtSize(ti.pin, outcount);
+	if (need < 0 || need > insize - *position) return 0;
+	int64_t n = ddtgoExtUnpack(ti.pin, (char *)inbuf + *position, insize - *position, outbuf, outcount);
+	if (n < 0) return 0;
+	*position += n;
+	atomic_fetch_add(&ddt_st.unpacks, 1);
+	atomic_fetch_add(&ddt_st.bytes, n);
+	return 1;
+}
+
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+	MPI_Aint outsize, MPI_Aint *position) {
+	if (position) {
+		int64_t pos = *position;
+		if (pack_ext(datarep, inbuf, incount, datatype, outbuf, outsize, &pos)) {
+			*position = pos;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+	void *outbuf, int outcount, MPI_Datatype datatype) {
+	if (position) {
+		int64_t pos = *position;
+		if (unpack_ext(datarep, inbuf, insize, &pos, outbuf, outcount, datatype)) {
+			*position = pos;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) {
+	ddt_tinfo ti;
+	if (size && ext32(datarep) && incount >= 0 && ddt_served(datatype, &ti)) {
+		int64_t n = ddtgoExtSize(ti.pin, incount);
+		if (n >= 0) {
+			*size = n;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Pack_external_size(datarep, incount, datatype, size);
+}
+
+#if MPI_VERSION >= 4
+int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+	MPI_Count *position, MPI_Comm comm) {
+	if (position) {
+		int64_t pos = *position;
+		if (pack(inbuf, incount, datatype, outbuf, outsize, &pos, comm)) {
+			*position = pos;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+
+int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
+	MPI_Datatype datatype, MPI_Comm comm) {
+	if (position) {
+		int64_t pos = *position;
+		if (unpack(inbuf, insize, &pos, outbuf, outcount, datatype, comm)) {
+			*position = pos;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) {
+	ddt_tinfo ti;
+	if (size && incount >= 0 && comm_ok(comm) && ddt_served(datatype, &ti) &&
+		(ti.size == 0 || incount <= INT64_MAX / ti.size)) {
+		*size = incount * ti.size;
+		return MPI_SUCCESS;
+	}
+	return PMPI_Pack_size_c(incount, datatype, comm, size);
+}
+
+int MPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+	void *outbuf, MPI_Count outsize, MPI_Count *position) {
+	if (position) {
+		int64_t pos = *position;
+		if (pack_ext(datarep, inbuf, incount, datatype, outbuf, outsize, &pos)) {
+			*position = pos;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+
+int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
+	void *outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+	if (position) {
+		int64_t pos = *position;
+		if (unpack_ext(datarep, inbuf, insize, &pos, outbuf, outcount, datatype)) {
+			*position = pos;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+
+int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) {
+	ddt_tinfo ti;
+	if (size && ext32(datarep) && incount >= 0 && ddt_served(datatype, &ti)) {
+		int64_t n = ddtgoExtSize(ti.pin, incount);
+		if (n >= 0) {
+			*size = n;
+			return MPI_SUCCESS;
+		}
+	}
+	return PMPI_Pack_external_size_c(datarep, incount, datatype, size);
+}
+#endif
+
+// ---- finalize -----------------------------------------------------------
+
+int MPI_Finalize(void) {
+	if (ddt_on) {
+		ddt_reap();
+		if (ddt_stats_on) {
+			// what the program wrote to stdout goes first, whole, so that
+			// the line never lands inside a line of the program's
+			fflush(stdout);
+			int rank = -1;
+			PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+			fprintf(stderr,
+				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld\n",
+				rank, atomic_load(&ddt_st.types), atomic_load(&ddt_st.mirrored), atomic_load(&ddt_st.fallback),
+				atomic_load(&ddt_st.packs), atomic_load(&ddt_st.unpacks), atomic_load(&ddt_st.sends),
+				atomic_load(&ddt_st.recvs), atomic_load(&ddt_st.bytes), atomic_load(&ddt_st.native));
+			fflush(stderr);
+		}
+	}
+	return PMPI_Finalize();
+}

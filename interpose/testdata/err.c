@@ -1,0 +1,44 @@
+/* Errors: with MPI_ERRORS_RETURN every erroneous call returns an error
+   class, the same with and without the library; "fatal" as the first
+   argument keeps MPI_ERRORS_ARE_FATAL, and the job must abort. */
+#include "common.h"
+
+static void report(const char *what, int rc) {
+	int cls = MPI_SUCCESS;
+	if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+	if (rank_ == 0 || strncmp(what, "recv", 4) == 0) printf("%s: class %d\n", what, cls);
+}
+
+int main(int argc, char **argv) {
+	start(&argc, &argv);
+	int fatal = argc > 1 && strcmp(argv[1], "fatal") == 0;
+	if (!fatal) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Datatype v;
+	MPI_Type_vector(8, 1, 3, MPI_INT, &v);
+	MPI_Type_commit(&v);
+	int a[64] = {0}, pos = 0;
+	char out[64];
+	if (fatal) {
+		MPI_Send(a, 1, v, size_ + 5, 0, MPI_COMM_WORLD);
+		printf("not reached\n");
+		return 1;
+	}
+	report("pack too small", MPI_Pack(a, 1, v, out, 16, &pos, MPI_COMM_WORLD));
+	pos = 0;
+	report("unpack too short", MPI_Unpack(out, 16, &pos, a, 1, v, MPI_COMM_WORLD));
+	report("pack negative count", MPI_Pack(a, -1, v, out, 64, &pos, MPI_COMM_WORLD));
+	report("send bad rank", MPI_Send(a, 1, v, size_ + 5, 0, MPI_COMM_WORLD));
+	report("send bad tag", MPI_Send(a, 1, v, 0, -7, MPI_COMM_WORLD));
+	if (size_ >= 2 && rank_ < 2) {
+		/* truncation: 2 instances sent, room for 1 */
+		if (rank_ == 0) MPI_Send(a, 2, v, 1, 3, MPI_COMM_WORLD);
+		else {
+			MPI_Status st;
+			report("recv truncated", MPI_Recv(a, 1, v, 0, 3, MPI_COMM_WORLD, &st));
+		}
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Type_free(&v);
+	MPI_Finalize();
+	return 0;
+}

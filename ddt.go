@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
 	"github.com/ddtlab/ddt/sig"
@@ -53,7 +54,7 @@ func ParseEngine(name string) (Engine, error) {
 
 // Normalization says when commit replaces the program of a type by a
 // cheaper program that moves the same bytes in the same order
-// (dame.Simplify: the local rewrites, and optimal reconstruction of block
+// (opt.Simplify: the local rewrites, and optimal reconstruction of block
 // lists, of seed 000 section VI, applied to the program).
 type Normalization uint8
 
@@ -67,7 +68,7 @@ type Normalization uint8
 // nodes, and lists the compiler already reduced (a row and a column listed
 // element by element), compile to near-optimal programs; random lists have
 // no structure to find. NormalizeAlways simplifies every program within
-// dame.CommitBudget (exact reconstruction only of sequences of up to 64
+// opt.CommitBudget (exact reconstruction only of sequences of up to 64
 // blocks, about a millisecond of work, nothing for programs of more than
 // 2^14 nodes and list entries); NormalizeNever never does.
 //
@@ -125,8 +126,8 @@ const ParallelMin = 4 << 20
 var minPiece int64 = 64 << 10
 
 // AutoNormalizeEntries bounds the number of blocks of the lists that
-// NormalizeAuto hands to dame.Simplify.
-const AutoNormalizeEntries = 1024
+// NormalizeAuto hands to opt.Simplify.
+const AutoNormalizeEntries = opt.AutoMaxBlocks
 
 // Committed is a type ready to pack and unpack. It is immutable and safe
 // for concurrent use.
@@ -231,7 +232,7 @@ func Compilable(t *datatype.Type) bool {
 }
 
 // CommitWith prepares t for packing with opts: it compiles t into a DAME
-// program (dame.Compile, which applies the local rewrites) and normalizes
+// program (opt.Compile, which applies the local rewrites) and normalizes
 // it as opts.Normalize says. The engine is built from the program when it
 // is first needed (by Pack, Unpack, Segments, Plan or Engine; at once with
 // opts.JITNow or Native): engine.Select chooses it (Auto: native code
@@ -274,7 +275,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	c.now = opts.Engine == Native || opts.JITNow && opts.Engine == Auto
 	c.threads, c.par = th, par
 	c.bounds = boundsOf(t)
-	dame.CompileTo(c.prog, t)
+	opt.CompileTo(c.prog, t)
 	c.normalize(opts.Normalize)
 	if c.now {
 		c.engine()
@@ -306,7 +307,7 @@ func (c *Committed) newEngine() *engineRef {
 	return c.eng.Load()
 }
 
-// normalize replaces c's program by its simplification (dame.Simplify)
+// normalize replaces c's program by its simplification (opt.Simplify)
 // as mode says, if that gains.
 func (c *Committed) normalize(mode Normalization) {
 	if q := normalized(c.t, c.prog, mode); q != c.prog {
@@ -320,7 +321,7 @@ func (c *Committed) normalize(mode Normalization) {
 func (c *Committed) Program() *dame.Program {
 	c.parts().progMu.Do(func() {
 		if c.prog == nil {
-			c.prog = dame.Compile(c.t)
+			c.prog = opt.Compile(c.t)
 		}
 	})
 	return c.prog
@@ -341,17 +342,15 @@ func (c *Committed) Plan() string {
 func (c *Committed) Normalized() bool { return c.normalized }
 
 // normalized returns p, the program of t, simplified as mode says
-// (dame.Simplify within dame.CommitBudget, or AutoBudget restricted to
+// (opt.Simplify within opt.CommitBudget, or AutoBudget restricted to
 // lists of AutoNormalizeEntries blocks), or p itself.
 func normalized(t *datatype.Type, p *dame.Program, mode Normalization) *dame.Program {
 	var q *dame.Program
 	switch mode {
 	case NormalizeAlways:
-		q = dame.Simplify(p, dame.CommitBudget)
+		q = opt.Simplify(p, opt.CommitBudget)
 	case NormalizeAuto:
-		b := dame.AutoBudget
-		b.MaxBlocks = AutoNormalizeEntries
-		q = dame.Simplify(p, b)
+		q = opt.Simplify(p, opt.AutoBudget)
 	}
 	if q == nil || q == p {
 		return p

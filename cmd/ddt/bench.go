@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ddtlab/ddt"
-	"github.com/ddtlab/ddt/internal/bench"
+	"github.com/ddtlab/ddt/cmd/ddt/internal/bench"
 )
 
 func init() {

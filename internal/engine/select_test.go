@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine/jit"
 )
@@ -30,7 +31,7 @@ func TestTransposeLeftToKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := dame.Compile(tr)
+	p := opt.Compile(tr)
 	if !Transposes(p) {
 		t.Fatalf("Transposes = false for the transpose:\n%s", p)
 	}
@@ -44,7 +45,7 @@ func TestTransposeLeftToKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pv := dame.Compile(vec); Transposes(pv) {
+	if pv := opt.Compile(vec); Transposes(pv) {
 		t.Fatalf("Transposes = true for a strided line:\n%s", pv)
 	} else if e, r := Select(pv, Caps{Level: MaxLevel(), Now: true}); r.Kind != KindNative || e.Whole() == nil {
 		t.Fatalf("Select declined native code for a strided line: %v", r)
@@ -55,7 +56,7 @@ func TestTransposeLeftToKernel(t *testing.T) {
 // that Auto never selects native code at the Go kernel level.
 func TestSelect(t *testing.T) {
 	ty, _ := datatype.Vector(8, 1, 3, datatype.Of(datatype.Double))
-	p := dame.Compile(ty)
+	p := opt.Compile(ty)
 	for _, c := range []struct {
 		caps Caps
 		prog *dame.Program

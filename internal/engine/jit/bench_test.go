@@ -3,7 +3,7 @@ package jit
 import (
 	"testing"
 
-	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 )
 
@@ -32,7 +32,7 @@ func BenchmarkLayouts(b *testing.B) {
 		{"L8M", must(datatype.Vector(8192, 16, 32, dbl)), 1},
 	}
 	for _, c := range cases {
-		p := dame.Compile(c.t)
+		p := opt.Compile(c.t)
 		size, _ := c.t.PackSize(c.count)
 		lo, hi, _ := c.t.Span(c.count)
 		img := make([]byte, hi-lo)

@@ -2,10 +2,8 @@ package dame_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +13,10 @@ import (
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
 	"github.com/ddtlab/ddt/internal/engine/ref"
+	"github.com/ddtlab/ddt/internal/golden"
 	"github.com/ddtlab/ddt/internal/typegen"
 	"github.com/ddtlab/ddt/lang"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // budgets are the normalization modes of ddt (never, auto, always) and a
 // generous offline budget.
@@ -285,22 +282,7 @@ func TestSimplifyGolden(t *testing.T) {
 		checkSimplified(t, rand.New(rand.NewPCG(1, 2)), ty, p, q, c.name)
 		got := fmt.Sprintf("# %s\n# compiled\n%v# simplified (changed: %v)\n%v", c.src, p, q != p, q)
 		file := filepath.Join("testdata", "simplify", c.name+".golden")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatalf("%s: %v (go test -update writes it)", c.name, err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: got\n%s\nwant\n%s", c.name, got, want)
-		}
+		golden.CheckString(t, file, got)
 	}
 }
 

@@ -33,7 +33,7 @@ func TestPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&b, "== %s\n", src)
-		for _, e := range []Engine{Auto, Interpreter, Reference} {
+		for _, e := range []Engine{Auto, Interpreter, Reference, Native} {
 			c, err := CommitWith(ty, Options{Engine: e, Kernels: "go"})
 			if err != nil {
 				t.Fatal(err)

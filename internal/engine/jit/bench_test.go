@@ -5,7 +5,6 @@ import (
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
-	"github.com/ddtlab/ddt/internal/engine"
 )
 
 // BenchmarkLayouts packs and unpacks a few mpipack layouts with the
@@ -38,7 +37,7 @@ func BenchmarkLayouts(b *testing.B) {
 		lo, hi, _ := c.t.Span(c.count)
 		img := make([]byte, hi-lo)
 		pk := make([]byte, size)
-		comp := engine.NewCompiled(p, engine.DefaultLevel())
+		comp := refFallback{c.t}
 		code, err := Compile(p)
 		if err != nil {
 			b.Fatal(err)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
-	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/engine/host"
 	"github.com/ddtlab/ddt/internal/engine/ref"
 	"github.com/ddtlab/ddt/internal/typegen"
 )
@@ -66,6 +66,8 @@ func (f refFallback) Pack(dst, src []byte, origin, count, from int64) {
 func (f refFallback) Unpack(dst, src []byte, origin, count, from int64) {
 	ref.Unpack(f.t, count, dst, origin, from, src)
 }
+func (f refFallback) Segments(count, from int64, yield func(off, n int64) bool) {}
+func (f refFallback) String() string                                            { return "reference\n" }
 
 // check runs count instances of t through code c (whole, and split into
 // pieces at the given cuts) against the reference engine, pack and
@@ -86,7 +88,7 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 	origin := -lo
 	want := make([]byte, size)
 	ref.Pack(ty, count, img, origin, 0, want)
-	fb := engine.NewCompiled(p, engine.DefaultLevel())
+	fb := refFallback{ty}
 	got := guarded(t, int(size))
 	for _, k := range cuts {
 		clear(got)
@@ -105,7 +107,7 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 	whole := c.wholeMax >= count
 	if whole {
 		clear(got)
-		Call(c.whole[0], img, origin, got, count)
+		host.Call(c.whole[0], img, origin, got, count)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("pack by the whole-message entry (count %d): got\n%x\nwant\n%x\nprogram:\n%s", count, got, want, p)
 		}
@@ -131,7 +133,7 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 	}
 	if whole {
 		copy(img, base)
-		Call(c.whole[1], img, origin, pk, count)
+		host.Call(c.whole[1], img, origin, pk, count)
 		if !bytes.Equal(img, wantImg) {
 			t.Fatalf("unpack by the whole-message entry (count %d): images differ at %d\nprogram:\n%s", count, firstDiff(img, wantImg), p)
 		}
@@ -303,7 +305,7 @@ func bigDisps(r *rand.Rand, n int) []int64 {
 func TestEngineTiers(t *testing.T) {
 	ty, _ := datatype.Vector(100, 1, 3, datatype.Of(datatype.Double))
 	p := dame.Compile(ty)
-	fb := engine.NewCompiled(p, engine.DefaultLevel())
+	fb := refFallback{ty}
 	src := make([]byte, 8*300)
 	fill(src, rand.New(rand.NewPCG(3, 4)))
 	want := make([]byte, 800)
@@ -524,12 +526,12 @@ func TestEntryKeepsCode(t *testing.T) {
 	want := make([]byte, size)
 	ref.Pack(ty, 1, img, -lo, 0, want)
 	got := guarded(t, int(size))
-	Call(entries[0], img, -lo, got, 1)
+	host.Call(entries[0], img, -lo, got, 1)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("pack after GC: got %x, want %x", got, want)
 	}
 	clear(img)
-	Call(entries[1], img, -lo, got, 1)
+	host.Call(entries[1], img, -lo, got, 1)
 	wantImg := make([]byte, len(img))
 	ref.Unpack(ty, 1, wantImg, -lo, 0, want)
 	if !bytes.Equal(img, wantImg) {

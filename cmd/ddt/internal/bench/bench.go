@@ -35,6 +35,9 @@ type Options struct {
 	// empty. Auto is committed with JITNow: native code (internal/engine/jit)
 	// where it applies.
 	Engines []ddt.Engine
+	// Threads is ddt.Options.Threads of every commit measured (0: ddt's
+	// automatic choice, 1: one goroutine per message).
+	Threads int
 	// Sample is the minimum duration of one timed sample of a cell
 	// (default 10 ms); Rounds the number of samples of each cell (default
 	// 5), taken in turn across the cells of a row. The table shows the
@@ -296,7 +299,7 @@ func Run(w io.Writer, opts Options) error {
 		if opts.Progress != nil {
 			fmt.Fprintf(opts.Progress, "\r\033[K[%d/%d %.0fs] %s %s", i+1, len(ls), time.Since(start).Seconds(), l.name, l.size)
 		}
-		r, skip, err := measure(l, engines, sample.Seconds(), rounds, maxMem)
+		r, skip, err := measure(l, engines, sample.Seconds(), rounds, maxMem, opts.Threads)
 		if opts.Progress != nil {
 			fmt.Fprint(opts.Progress, "\r\033[K")
 		}
@@ -440,7 +443,7 @@ func usStr(us float64) string {
 }
 
 // measure runs one layout; skip, when not empty, says why it was not run.
-func measure(l layout, engines []ddt.Engine, sample float64, rounds int, maxMem int64) (r Row, skip string, err error) {
+func measure(l layout, engines []ddt.Engine, sample float64, rounds int, maxMem int64, threads int) (r Row, skip string, err error) {
 	t := l.typ()
 	packed, err := t.PackSize(l.count)
 	if err != nil {
@@ -484,7 +487,7 @@ func measure(l layout, engines []ddt.Engine, sample float64, rounds int, maxMem 
 	var fns []func()
 	var names []string
 	for _, e := range engines {
-		c, err := ddt.CommitWith(t, ddt.Options{Engine: e, JITNow: true})
+		c, err := ddt.CommitWith(t, ddt.Options{Engine: e, JITNow: true, Threads: threads})
 		if err != nil {
 			return r, "", err
 		}

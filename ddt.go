@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/internal/engine/jit"
 	"github.com/ddtlab/ddt/sig"
 )
 
@@ -19,15 +19,19 @@ type Engine uint8
 // Engines. Auto lets commit choose from the type's program (see Commit);
 // Reference is the plain tree walker every other engine is tested against;
 // Interpreter runs the DAME program on a stack machine; Compiled runs it
-// with kernels chosen per primitive at commit.
+// with kernels chosen per primitive at commit; Native runs machine code
+// generated for the program at commit (internal/engine/jit), where the
+// machine and the program allow it, the compiled engine otherwise (Plan
+// says which and why).
 const (
-	Auto Engine = iota
-	Reference
-	Interpreter
-	Compiled
+	Auto        = Engine(engine.Auto)
+	Reference   = Engine(engine.KindReference)
+	Interpreter = Engine(engine.KindInterpreter)
+	Compiled    = Engine(engine.KindCompiled)
+	Native      = Engine(engine.KindNative)
 )
 
-var engineNames = [...]string{"auto", "reference", "interpreter", "compiled"}
+var engineNames = engine.KindNames
 
 // String is the engine's name as ParseEngine accepts it.
 func (e Engine) String() string {
@@ -38,7 +42,7 @@ func (e Engine) String() string {
 }
 
 // ParseEngine returns the engine with the given name (auto, reference,
-// interpreter, compiled).
+// interpreter, compiled, native).
 func ParseEngine(name string) (Engine, error) {
 	for i, n := range engineNames {
 		if n == name {
@@ -50,7 +54,7 @@ func ParseEngine(name string) (Engine, error) {
 
 // Normalization says when commit replaces the program of a type by a
 // cheaper program that moves the same bytes in the same order
-// (dame.Simplify: the local rewrites, and optimal reconstruction of block
+// (opt.Simplify: the local rewrites, and optimal reconstruction of block
 // lists, of seed 000 section VI, applied to the program).
 type Normalization uint8
 
@@ -64,7 +68,7 @@ type Normalization uint8
 // nodes, and lists the compiler already reduced (a row and a column listed
 // element by element), compile to near-optimal programs; random lists have
 // no structure to find. NormalizeAlways simplifies every program within
-// dame.CommitBudget (exact reconstruction only of sequences of up to 64
+// opt.CommitBudget (exact reconstruction only of sequences of up to 64
 // blocks, about a millisecond of work, nothing for programs of more than
 // 2^14 nodes and list entries); NormalizeNever never does.
 //
@@ -96,16 +100,34 @@ type Options struct {
 	// "avx512", capped at what the CPU supports). It is fixed at commit.
 	Kernels string
 	// JITNow makes Auto generate the type's native code (internal/engine/jit) at
-	// commit. By default it is generated once the type has moved enough
-	// data to pay back the few microseconds that takes; Compiled or
-	// Interpreter, Kernels "go", or DDT_NOJIT=1 in the environment turn
-	// native code off.
+	// commit, as Native does. By default it is generated once the type has
+	// moved enough data to pay back the few microseconds that takes;
+	// Compiled or Interpreter, Kernels "go", or DDT_NOJIT=1 in the
+	// environment turn native code off.
 	JITNow bool
+	// Threads is how many goroutines move one message, each a range of
+	// the packed stream (the engines resume at any byte): 0 lets Pack and
+	// Unpack choose (one goroutine below ParallelMin packed bytes, above
+	// it up to GOMAXPROCS, each taking at least ParallelMin/2 bytes), 1
+	// never splits, n > 1 splits messages of at least 2·64 KiB into at
+	// most n ranges of at least 64 KiB. Unpack in parallel assumes, as
+	// MPI does of a receive type, that no two entries of the type map
+	// overlap; with 1 a type that does overlap unpacks in type-map order.
+	Threads int
 }
 
+// ParallelMin is the message size (packed bytes) from which Threads 0
+// moves a message with several goroutines: below it, starting and
+// joining them costs more than the second core gains (docs/performance.md).
+const ParallelMin = 4 << 20
+
+// minPiece is the least range of the packed stream a goroutine takes when
+// Options.Threads asks for several (a variable for tests only).
+var minPiece int64 = 64 << 10
+
 // AutoNormalizeEntries bounds the number of blocks of the lists that
-// NormalizeAuto hands to dame.Simplify.
-const AutoNormalizeEntries = 1024
+// NormalizeAuto hands to opt.Simplify.
+const AutoNormalizeEntries = opt.AutoMaxBlocks
 
 // Committed is a type ready to pack and unpack. It is immutable and safe
 // for concurrent use.
@@ -113,9 +135,14 @@ type Committed struct {
 	t *datatype.Type
 	// normalized is set when prog is the simplification of t's program
 	normalized bool
-	kind       Engine // as asked; what Auto chose once eng is set
-	lv         engine.Level
-	prog       *dame.Program // nil for the reference engine until Program is called
+	kind       Engine // as asked
+	now        bool   // generate native code at commit
+	threads    int    // Options.Threads
+	// par is the size (packed bytes) from which a message is split between
+	// goroutines (max int64 for Threads 1)
+	par  int64
+	lv   engine.Level
+	prog *dame.Program // nil for the reference engine until Program is called
 	// eng is the engine, built on first use (newEngine): a type committed
 	// and freed without moving data never pays for its plan.
 	eng    atomic.Pointer[engineRef]
@@ -145,19 +172,19 @@ func (c *Committed) parts() *lazyParts {
 	return c.lazy.Load()
 }
 
-// engineRef holds a Committed's engine and the name Engine reports.
+// engineRef holds a Committed's engine and why engine.Select chose it.
 type engineRef struct {
 	engine.Engine
-	kind Engine
-	// fast is the native code's path for whole messages (max 0 until the
-	// code exists, see upgrade; its entries keep the code mapped); keep
-	// is the jit.Whole it was made from (nil until then).
+	why engine.Reason
+	// fast is the engine's path for whole messages (max 0 until the
+	// engine has one, see upgrade; its entries keep the code mapped);
+	// keep is the engine.Whole it was made from (nil until then).
 	fast fastPath
-	keep *jit.Whole
+	keep *engine.Whole
 }
 
 // fastPath is what Pack and Unpack need to hand a whole message straight
-// to native code: its entries (pack, unpack; jit.Whole), the packed size,
+// to the engine's whole-message entry: its entries (pack, unpack; engine.Whole), the packed size,
 // extent and data bounds of one instance (as in bounds), and max, the
 // most instances one call takes: at most one piece of the code and at
 // most bounds.maxCount, so that no product or shifted bound of fits
@@ -166,7 +193,7 @@ type engineRef struct {
 // loads from c (measured: 3 ns of a 45 ns call, where one call's start
 // waits for the previous one to drain).
 type fastPath struct {
-	entry  [2]jit.Entry
+	entry  [2]engine.Entry
 	size   int64
 	lo, hi int64 // data bounds of instance 0
 	eLo    int64 // min(extent, 0): how far each further instance lowers lo
@@ -205,13 +232,14 @@ func Compilable(t *datatype.Type) bool {
 }
 
 // CommitWith prepares t for packing with opts: it compiles t into a DAME
-// program (dame.Compile, which applies the local rewrites) and normalizes
+// program (opt.Compile, which applies the local rewrites) and normalizes
 // it as opts.Normalize says. The engine is built from the program when it
 // is first needed (by Pack, Unpack, Segments, Plan or Engine; at once with
-// opts.JITNow): Auto chooses the native-code engine when one is linked in
-// and accepts the program, the compiled engine otherwise, and engines build
-// their plan (kernels per primitive) then, so a type committed and freed
-// without moving data costs only its compilation.
+// opts.JITNow or Native): engine.Select chooses it (Auto: native code
+// when a generator takes the program, the compiled engine otherwise; Plan
+// shows the choice and its reason), and engines build their plan (kernels
+// per primitive) then, so a type committed and freed without moving data
+// costs only its compilation.
 func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	if t == nil {
 		return nil, errors.New("commit: nil type")
@@ -230,8 +258,12 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		}
 		lv = min(l, engine.MaxLevel())
 	}
+	if opts.Threads < 0 {
+		return nil, fmt.Errorf("commit: negative thread count %d", opts.Threads)
+	}
+	th, par := threading(opts.Threads)
 	if opts.Engine == Reference || !Compilable(t) {
-		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t)}, nil
+		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t), threads: th, par: par}, nil
 	}
 	// one allocation for the committed type and its program
 	cp := new(struct {
@@ -240,11 +272,13 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	})
 	c := &cp.c
 	c.t, c.kind, c.lv, c.prog = t, opts.Engine, lv, &cp.p
+	c.now = opts.Engine == Native || opts.JITNow && opts.Engine == Auto
+	c.threads, c.par = th, par
 	c.bounds = boundsOf(t)
-	dame.CompileTo(c.prog, t)
+	opt.CompileTo(c.prog, t)
 	c.normalize(opts.Normalize)
-	if opts.JITNow && c.kind == Auto {
-		compileNow(c.engine())
+	if c.now {
+		c.engine()
 	}
 	return c, nil
 }
@@ -257,32 +291,23 @@ func (c *Committed) engine() engine.Engine {
 	return c.newEngine().Engine
 }
 
-// newEngine builds c's engine. Goroutines that race here build one each;
-// all use the first one stored (engines are immutable plans, and a
-// native engine compiles its code only once it is used).
+// newEngine builds c's engine (engine.Select). Goroutines that race here
+// build one each; all use the first one stored (engines are immutable
+// plans, and a native engine compiles its code only once it is used).
 func (c *Committed) newEngine() *engineRef {
-	r := &engineRef{kind: c.kind}
-	switch c.kind {
-	case Reference:
-		r.Engine = engine.NewReference(c.t)
-	case Interpreter:
-		r.Engine = engine.NewInterp(c.prog, c.lv)
-	case Compiled:
-		r.Engine = engine.NewCompiled(c.prog, c.lv)
-	default:
-		r.Engine = engine.Choose(c.prog, c.lv)
-		r.kind = Compiled
-		if _, ok := r.Engine.(*engine.Compiled); !ok {
-			r.kind = Auto // a native engine linked in
-		}
+	r := &engineRef{}
+	var p *dame.Program
+	if c.kind != Reference {
+		p = c.prog
 	}
+	r.Engine, r.why = engine.Select(p, engine.Caps{Want: engine.Kind(c.kind), Level: c.lv, Now: c.now, Type: c.t})
 	if c.eng.CompareAndSwap(nil, r) {
 		return r
 	}
 	return c.eng.Load()
 }
 
-// normalize replaces c's program by its simplification (dame.Simplify)
+// normalize replaces c's program by its simplification (opt.Simplify)
 // as mode says, if that gains.
 func (c *Committed) normalize(mode Normalization) {
 	if q := normalized(c.t, c.prog, mode); q != c.prog {
@@ -296,16 +321,20 @@ func (c *Committed) normalize(mode Normalization) {
 func (c *Committed) Program() *dame.Program {
 	c.parts().progMu.Do(func() {
 		if c.prog == nil {
-			c.prog = dame.Compile(c.t)
+			c.prog = opt.Compile(c.t)
 		}
 	})
 	return c.prog
 }
 
-// Plan describes how the engine moves the data: its name, kernel set and
-// the kernel chosen for each primitive (building the plan if no data has
-// moved yet).
-func (c *Committed) Plan() string { return c.engine().String() }
+// Plan describes how the engine moves the data: which engine runs and
+// why (engine.Select), its kernel set and the kernel chosen for each
+// primitive (building the plan if no data has moved yet).
+func (c *Committed) Plan() string {
+	c.engine()
+	r := c.eng.Load()
+	return r.why.String() + "\n" + r.Engine.String()
+}
 
 // Normalized reports whether the engines run a simplified program: one
 // cheaper than the type's compiled program, moving the same bytes in the
@@ -313,17 +342,15 @@ func (c *Committed) Plan() string { return c.engine().String() }
 func (c *Committed) Normalized() bool { return c.normalized }
 
 // normalized returns p, the program of t, simplified as mode says
-// (dame.Simplify within dame.CommitBudget, or AutoBudget restricted to
+// (opt.Simplify within opt.CommitBudget, or AutoBudget restricted to
 // lists of AutoNormalizeEntries blocks), or p itself.
 func normalized(t *datatype.Type, p *dame.Program, mode Normalization) *dame.Program {
 	var q *dame.Program
 	switch mode {
 	case NormalizeAlways:
-		q = dame.Simplify(p, dame.CommitBudget)
+		q = opt.Simplify(p, opt.CommitBudget)
 	case NormalizeAuto:
-		b := dame.AutoBudget
-		b.MaxBlocks = AutoNormalizeEntries
-		q = dame.Simplify(p, b)
+		q = opt.Simplify(p, opt.AutoBudget)
 	}
 	if q == nil || q == p {
 		return p
@@ -375,17 +402,17 @@ func (c *Committed) MessageSignature(count int64) (sig.Sig, error) {
 func (c *Committed) Type() *datatype.Type { return c.t }
 
 // Engine returns the engine the committed type uses: the one asked for,
-// or for Auto the one chosen from its program (Compiled, or Auto itself
-// when the choice is an engine without a name of its own, such as native
-// code), building it if no data has moved yet.
+// or for Auto the one chosen from its program (Compiled or Native), and
+// Compiled for Native where native code does not apply (see Plan), building
+// it if no data has moved yet.
 func (c *Committed) Engine() Engine {
-	if c.kind != Auto {
+	if c.kind == Reference || c.kind == Interpreter || c.kind == Compiled {
 		return c.kind
 	}
 	if r := c.eng.Load(); r != nil {
-		return r.kind
+		return Engine(r.why.Kind)
 	}
-	return c.newEngine().kind
+	return Engine(c.newEngine().why.Kind)
 }
 
 // PackSize is the number of bytes Pack produces for count instances.
@@ -488,12 +515,14 @@ func (b *bounds) fits(n int, origin, count int64) (int64, bool) {
 // bytes written. It is an error, before any byte is written, if the type
 // reaches outside src or dst is too small.
 //
-// A whole message of native code (see upgrade) takes the shortest path:
-// one load, the inlined check of fastPath.fits and the call of the code.
+// A whole message of an engine with a whole-message entry (native code,
+// see upgrade) takes the shortest path: one load, the inlined check of
+// fastPath.fits and the call of the entry. That check is the only one
+// the message passes: the entry does none.
 func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil && uint64(count-1) < uint64(r.fast.max) {
 		if size, ok := r.fast.fits(len(src), len(dst), origin, count); ok {
-			jit.Call(r.fast.entry[0], src, origin, dst, count)
+			engine.Call(r.fast.entry[0], src, origin, dst, count)
 			return size, nil
 		}
 	}
@@ -507,6 +536,10 @@ func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
 func (c *Committed) pack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil {
 		if size, ok := c.bounds.fits(len(src), origin, count); ok && int64(len(dst)) >= size {
+			if size >= c.par {
+				c.parallel(r, true, src, dst[:size], origin, count)
+				return size, nil
+			}
 			r.Pack(dst[:size], src, origin, count, 0)
 			c.upgrade(r)
 			return size, nil
@@ -525,6 +558,10 @@ func (c *Committed) packChecked(dst, src []byte, origin, count int64) (int64, er
 	if int64(len(dst)) < size {
 		return 0, &BufferError{"pack", fmt.Sprintf("output holds %d bytes, %d instances need %d", len(dst), count, size)}
 	}
+	if size >= c.par {
+		c.parallel(c.engine(), true, src, dst[:size], origin, count)
+		return size, nil
+	}
 	c.packRange(dst[:size], src, origin, count, 0)
 	return size, nil
 }
@@ -538,7 +575,7 @@ func (c *Committed) packChecked(dst, src []byte, origin, count int64) (int64, er
 func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil && uint64(count-1) < uint64(r.fast.max) {
 		if size, ok := r.fast.fits(len(dst), len(src), origin, count); ok {
-			jit.Call(r.fast.entry[1], dst, origin, src, count)
+			engine.Call(r.fast.entry[1], dst, origin, src, count)
 			return size, nil
 		}
 	}
@@ -551,6 +588,10 @@ func (c *Committed) Unpack(dst, src []byte, origin, count int64) (int64, error) 
 func (c *Committed) unpack(dst, src []byte, origin, count int64) (int64, error) {
 	if r := c.eng.Load(); r != nil {
 		if size, ok := c.bounds.fits(len(dst), origin, count); ok && int64(len(src)) >= size {
+			if size >= c.par {
+				c.parallel(r, false, dst, src[:size], origin, count)
+				return size, nil
+			}
 			r.Unpack(dst, src[:size], origin, count, 0)
 			c.upgrade(r)
 			return size, nil
@@ -568,6 +609,10 @@ func (c *Committed) unpackChecked(dst, src []byte, origin, count int64) (int64, 
 	}
 	if int64(len(src)) < size {
 		return 0, &BufferError{"unpack", fmt.Sprintf("input holds %d bytes, %d instances need %d", len(src), count, size)}
+	}
+	if size >= c.par {
+		c.parallel(c.engine(), false, dst, src[:size], origin, count)
+		return size, nil
 	}
 	c.unpackRange(dst, src[:size], origin, count, 0)
 	return size, nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/lang"
 	"github.com/ddtlab/ddt/sig"
@@ -73,7 +74,7 @@ func TestDepthLimitEndToEnd(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	p := dame.Compile(ty)
+	p := opt.Compile(ty)
 	if q, err := dame.Parse(p.String()); err != nil || q.String() != p.String() {
 		t.Errorf("DAME text of a MaxDepth type does not round-trip: %v", err)
 	}

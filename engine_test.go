@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/sig"
 )
@@ -218,7 +219,7 @@ func TestProgramRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range 1000 {
 		ty := randType(r, 1+i%4)
-		p := dame.Compile(ty)
+		p := opt.Compile(ty)
 		text := p.String()
 		q, err := dame.Parse(text)
 		if err != nil {

@@ -65,6 +65,8 @@ func (g *guarded) buf(n int, atEnd bool, seed byte) []byte {
 // in this process (Options.Kernels), and Auto with native code.
 func TestGuardPages(t *testing.T) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func(m int64) { minPiece = m }(minPiece)
+	minPiece = 16 // split the configurations with Threads > 1 in 16-byte ranges and up
 	const pages = 80
 	img, packed := newGuarded(t, pages), newGuarded(t, pages)
 	limit := pages * os.Getpagesize()
@@ -90,19 +92,23 @@ func TestGuardPages(t *testing.T) {
 		// the reference result, from ordinary Go memory
 		src, origin := image(ty, count, 1)
 		want := naivePack(ty, count, src, origin)
+		overlapping := overlapsIn(ty, count)
 		for _, opts := range configs {
+			if opts.Threads > 1 && overlapping {
+				continue // unpack order is undefined (as in MPI receives)
+			}
 			c, err := CommitWith(ty, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Engine() == Auto {
+			if c.Engine() == Native {
 				native++
 			}
 			for _, atEnd := range []bool{true, false} {
 				guardRun(t, c, opts, ty, count, lo, hi, want, img, packed, atEnd, r)
 			}
 			if r := c.eng.Load(); r != nil && r.keep != nil {
-				fast++ // the second run went straight to the native code (jit.Whole)
+				fast++ // the second run went straight to the native code (engine.Whole)
 			}
 		}
 	}
@@ -129,7 +135,10 @@ func guardConfigs() []Options {
 			cs = append(cs, Options{Engine: e, Kernels: k})
 		}
 	}
-	return append(cs, Options{Engine: Auto, JITNow: true}, Options{Engine: Auto, JITNow: true, Kernels: "avx2"})
+	return append(cs, Options{Engine: Auto, JITNow: true}, Options{Engine: Auto, JITNow: true, Kernels: "avx2"},
+		// several goroutines per message (TestGuardPages lowers minPiece)
+		Options{Engine: Auto, JITNow: true, Threads: 3}, Options{Engine: Compiled, Threads: 2},
+		Options{Engine: Interpreter, Threads: 4})
 }
 
 // guardRun packs and unpacks count instances of ty with c in guarded

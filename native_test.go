@@ -7,7 +7,6 @@ import (
 
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
-	"github.com/ddtlab/ddt/internal/engine/jit"
 )
 
 // TestJITNow checks that Auto with JITNow runs native code where the JIT
@@ -19,14 +18,20 @@ func TestJITNow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	native := strings.HasPrefix(c.Plan(), "native code: ")
+	native := c.Engine() == Native
 	// Kernels "go" (DDT_NOASM=1, DDT_ASM=go) turns native code off too.
-	jitOn := jit.Available() && engine.DefaultLevel() != engine.LevelGo
+	jitOn := engine.NativeAvailable() && engine.DefaultLevel() != engine.LevelGo
 	if jitOn && !strings.Contains(c.Plan(), "byte vector moves") {
 		t.Fatalf("JITNow: plan %q", c.Plan())
 	}
 	if !jitOn && native {
 		t.Fatalf("JIT off, yet plan %q", c.Plan())
+	}
+	if jitOn != native {
+		t.Fatalf("Engine() = %v with JIT available %v", c.Engine(), jitOn)
+	}
+	if n, _ := CommitWith(ty, Options{Engine: Native}); n.Engine() != c.Engine() || strings.Contains(n.Plan(), "\nnative code: ") != native {
+		t.Fatalf("Native: plan %q, want %q", n.Plan(), c.Plan())
 	}
 	lazy, _ := Commit(ty)
 	src := make([]byte, 8*300)
@@ -46,7 +51,23 @@ func TestJITNow(t *testing.T) {
 	if jitOn && !strings.Contains(lazy.Plan(), "byte vector moves") {
 		t.Fatalf("not compiled after 64 packs: plan %q", lazy.Plan())
 	}
-	if c, _ := CommitWith(ty, Options{JITNow: true, Kernels: "go"}); strings.HasPrefix(c.Plan(), "native") {
+	if c, _ := CommitWith(ty, Options{JITNow: true, Kernels: "go"}); c.Engine() == Native || strings.Contains(c.Plan(), "\nnative code: ") {
 		t.Fatalf("Kernels go, yet plan %q", c.Plan())
+	}
+}
+
+// TestParseEngine checks that every engine, Native included, parses from
+// its name, and that the names are those the command line accepts.
+func TestParseEngine(t *testing.T) {
+	for _, e := range []Engine{Auto, Reference, Interpreter, Compiled, Native} {
+		if got, err := ParseEngine(e.String()); err != nil || got != e {
+			t.Errorf("ParseEngine(%q) = %v, %v", e.String(), got, err)
+		}
+	}
+	if Native.String() != "native" {
+		t.Errorf("Native is %q", Native)
+	}
+	if _, err := ParseEngine("jit"); err == nil {
+		t.Error("ParseEngine(jit) succeeded")
 	}
 }

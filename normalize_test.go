@@ -145,14 +145,17 @@ func TestAutoNormalizePolicy(t *testing.T) {
 		displs[k] = int64(k) * 7
 	}
 	disguised, _ := datatype.IndexedBlock(1, displs, i) // a vector in disguise: Compile sees it
-	// a 10 x 10 block of a matrix listed element by element: Compile's
-	// local rewrites leave a list of 100 blocks, the optimizer finds a
-	// vector of vectors
+	// a 10 x 10 block of a matrix of small strided elements (two ints 12
+	// bytes apart), listed element by element: Compile's local rewrites
+	// leave a list of 100 blocks (they find the rows and columns of lists
+	// of a leaf, not of other children), the optimizer finds a vector of
+	// vectors
+	pair, _ := datatype.Vector(2, 1, 3, i)
 	grid := make([]int64, 100)
 	for k := range grid {
-		grid[k] = int64(k/10)*1000 + int64(k%10)*7
+		grid[k] = int64(k/10)*1000 + int64(k%10)*64
 	}
-	regular, _ := datatype.IndexedBlock(1, grid, i)
+	regular, _ := datatype.HIndexedBlock(1, grid, pair)
 	// the seed 000 row and column: Compile merges the row and finds the
 	// column's stride
 	rowcol, err := lang.Parse("rowcol.ddt", []byte(rowColIndexedBlock(100)))
@@ -162,9 +165,16 @@ func TestAutoNormalizePolicy(t *testing.T) {
 	vec, _ := datatype.Vector(100, 1, 7, i)
 	long := make([]int64, AutoNormalizeEntries+1)
 	for k := range long {
-		long[k] = int64(k/10)*1000 + int64(k%10)*7
+		long[k] = int64(k/10)*1000 + int64(k%10)*64
 	}
-	big, _ := datatype.IndexedBlock(1, long, i)
+	big, _ := datatype.HIndexedBlock(1, long, pair)
+	// the long grid of ints: Compile finds the rows and their stride
+	// (segments of one shape at a constant gap; 102 rows and a partial one)
+	intGrid := make([]int64, len(long))
+	for k := range intGrid {
+		intGrid[k] = int64(k/10)*1000 + int64(k%10)*7
+	}
+	ints, _ := datatype.IndexedBlock(1, intGrid, i)
 	rnd := make([]int64, 100)
 	for k := range rnd {
 		rnd[k] = int64(k*k*7919%1000) + int64(k)*1000
@@ -177,12 +187,13 @@ func TestAutoNormalizePolicy(t *testing.T) {
 		want bool
 		ops  []dame.Op // the program's ops from the root down
 	}{
-		{"indexed_block in a grid", regular, Options{}, true, []dame.Op{dame.Vector, dame.Vector, dame.ContigFinal}},
-		{"indexed_block in a grid, NormalizeNever", regular, Options{Normalize: NormalizeNever}, false, []dame.Op{dame.BlockIndex, dame.ContigFinal}},
+		{"indexed_block in a grid", regular, Options{}, true, []dame.Op{dame.Vector, dame.Vector, dame.Vector, dame.ContigFinal}},
+		{"indexed_block in a grid, NormalizeNever", regular, Options{Normalize: NormalizeNever}, false, []dame.Op{dame.BlockIndex, dame.Vector, dame.ContigFinal}},
+		{"indexed_block of ints in a grid, NormalizeNever", ints, Options{Normalize: NormalizeNever}, false, []dame.Op{dame.Struct}},
 		{"vector in disguise", disguised, Options{}, false, []dame.Op{dame.Vector, dame.ContigFinal}},
 		{"row and column", rowcol, Options{}, false, []dame.Op{dame.Struct}},
 		{"vector", vec, Options{}, false, []dame.Op{dame.Vector, dame.ContigFinal}},
-		{"list too long", big, Options{}, false, []dame.Op{dame.BlockIndex, dame.ContigFinal}},
+		{"list too long", big, Options{}, false, []dame.Op{dame.BlockIndex, dame.Vector, dame.ContigFinal}},
 		{"random list", random, Options{}, false, []dame.Op{dame.BlockIndex, dame.ContigFinal}},
 		{"random list, NormalizeAlways", random, Options{Normalize: NormalizeAlways}, false, nil}, // nothing to gain
 		{"reference engine", regular, Options{Engine: Reference}, false, nil},

@@ -1,16 +1,13 @@
 package ddt
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/ddtlab/ddt/internal/golden"
 	"github.com/ddtlab/ddt/lang"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // TestPlans compares the plans of every engine on a few types with
 // testdata/plans.golden, as dame's tests compare Program.String: which
@@ -36,7 +33,7 @@ func TestPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&b, "== %s\n", src)
-		for _, e := range []Engine{Auto, Interpreter, Reference} {
+		for _, e := range []Engine{Auto, Interpreter, Reference, Native} {
 			c, err := CommitWith(ty, Options{Engine: e, Kernels: "go"})
 			if err != nil {
 				t.Fatal(err)
@@ -44,17 +41,5 @@ func TestPlans(t *testing.T) {
 			b.WriteString(c.Plan())
 		}
 	}
-	const golden = "testdata/plans.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("plans differ from %s (go test -run TestPlans -update rewrites it):\n%s", golden, got)
-	}
+	golden.CheckString(t, "testdata/plans.golden", b.String())
 }

@@ -1,17 +1,15 @@
 // Package dame is the program a committed datatype compiles to: a tree of
 // the data-movement primitives of the DAME language (Prabhu and Gropp,
-// "DAME: Runtime-compilation for data movement", seed 003), its text form,
-// and the commit-time optimizations that simplify it.
+// "DAME: Runtime-compilation for data movement", seed 003), its text form
+// and its invariants (Validate).
 //
 // A Program is to a datatype what regexp/syntax.Prog is to a regular
-// expression: Compile lowers a *datatype.Type into it, normalizes it (merges
-// contiguous children into block lengths, merges touching blocks, turns
-// indexed types with constant block length and stride into vectors, structs
-// whose children share a layout into indexed types, collapses nested vectors
-// whose strides compose), and caches what packing needs: the packed size of
-// every node and the packed offset of every 64th block of a list, so that
-// any byte of the packed stream can be found in O(depth · (log n + 64)). The engines in the ddt
-// package execute it.
+// expression. Package dame/opt builds it (opt.Compile lowers a
+// *datatype.Type into it, applying the local rewrites) and rewrites it
+// (opt.Simplify); this package only defines it and caches what packing
+// needs: the packed size of every node and the packed offset of every 64th
+// block of a list, so that any byte of the packed stream can be found in
+// O(depth · (log n + 64)). The engines under internal/engine execute it.
 //
 // The text form (String, Parse) follows the paper's grammar (Fig. 5): the
 // program starts with EXIT and ends with BOTTOM; each primitive is written
@@ -68,7 +66,13 @@ type Node struct {
 	Op Op
 	// hasOr is set when dispsOr holds the OR of Disps (see below; it sits
 	// here, beside Op, to keep nodes small).
-	hasOr     bool
+	hasOr bool
+	// Sym, when nonzero, makes a ContigFinal leaf an opaque symbol: Size
+	// bytes that the rewrite rules repeat but never merge with other bytes
+	// (package optimal normalizes typed trees through the rules of
+	// dame/opt with one symbol per basic type). Compile never sets it; the
+	// text form does not show it.
+	Sym       uint16
 	Count     int64   // Contig, Vector, BlockIndex: number of blocks (instances for Contig)
 	Blocklen  int64   // Vector, BlockIndex: child instances per block
 	Stride    int64   // Vector: bytes between block starts
@@ -260,8 +264,10 @@ func (n *Node) FindBlockOffset(off int64) (int64, int64) {
 	return i, s
 }
 
-// finish computes the cached fields of n from its children.
-func (n *Node) finish() *Node {
+// Finish computes the cached fields of n (Size, Count of lists, Depth)
+// from its children and returns n. Builders call it once, before the node
+// is shared; nodes are immutable afterwards.
+func (n *Node) Finish() *Node {
 	switch n.Op {
 	case ContigFinal:
 		n.Depth = 0
@@ -298,6 +304,42 @@ func (n *Node) finish() *Node {
 	}
 	n.Depth = d + 1
 	return n
+}
+
+// WithDispsOr records or, the OR of n's Disps that the builder computed
+// while listing them, so that the program's alignment needs no pass over
+// the list, and returns n. Builders only: or must be exactly that OR.
+func (n *Node) WithDispsOr(or uint64) *Node {
+	n.dispsOr, n.hasOr = or, true
+	return n
+}
+
+// DispsOr returns what WithDispsOr recorded, if anything.
+func (n *Node) DispsOr() (or uint64, ok bool) { return n.dispsOr, n.hasOr }
+
+// Reset empties *p for a builder, setting its packed size and extent, and
+// returns the node storage inside p (a zero-length slice with room for two
+// nodes): a builder that places the first nodes there makes a small program
+// one allocation.
+func (p *Program) Reset(size, extent int64) []Node {
+	clear(p.inline[:])
+	*p = Program{Size: size, Extent: extent}
+	if size == 0 {
+		p.Align = 16
+	}
+	return p.inline[:0:len(p.inline)]
+}
+
+// SetRoot sets p's root node and its displacement and computes the
+// program's depth and alignment from them.
+func (p *Program) SetRoot(root *Node, off int64) {
+	p.Root, p.Off = root, off
+	if root == nil {
+		p.Depth, p.Align = 0, 16
+		return
+	}
+	p.Depth = root.Depth
+	p.Align = min(root.align(), gcdPow2(off), gcdPow2(p.Extent))
 }
 
 // gcdPow2 is the largest power of two up to 16 that divides a (16 for 0).
@@ -338,6 +380,10 @@ func (n *Node) align() int64 {
 	return a
 }
 
+// SameMoves reports whether a and b move the same bytes, whatever their
+// own extents (which matter only to blocks of several instances).
+func SameMoves(a, b *Node) bool { return equal(a, b, false) }
+
 // Equal reports whether a and b describe the same moves.
 func Equal(a, b *Node) bool { return equal(a, b, true) }
 
@@ -352,7 +398,7 @@ func equal(a, b *Node, extent bool) bool {
 	}
 	switch a.Op {
 	case ContigFinal:
-		return true
+		return a.Sym == b.Sym
 	case Contig:
 		if a.Count != b.Count {
 			return false

@@ -170,6 +170,9 @@ func Parse(text string) (*Program, error) {
 	if ps.pos < len(ps.lines) {
 		return nil, ps.errf("text after the final BOTTOM")
 	}
+	if err := Validate(p); err != nil {
+		return nil, &SyntaxError{Line: ps.lines[len(ps.lines)-1].no, Msg: err.Error()}
+	}
 	return p, nil
 }
 
@@ -368,7 +371,7 @@ func (ps *parser) node(depth int) (*Node, error) {
 		if err := sizeFits(n); err != nil {
 			return nil, ps.errf("STRUCT: %v", err)
 		}
-		return n.finish(), nil
+		return n.Finish(), nil
 	default:
 		return nil, ps.errf("unknown primitive %q", name)
 	}
@@ -387,7 +390,7 @@ func (ps *parser) node(depth int) (*Node, error) {
 	if err := sizeFits(n); err != nil {
 		return nil, ps.errf("%s: %v", name, err)
 	}
-	n.finish()
+	n.Finish()
 	if want := n.Name(); want != name && !(name == "VECTOR" && n.Op == Vector) && !(name == "BLOCKINDEX" && n.Op == BlockIndex) && !(name == "INDEX" && n.Op == Index) {
 		return nil, ps.errf("%s should be %s", name, want)
 	}
@@ -442,3 +445,5 @@ func mulOK(a, b int64) (int64, bool) {
 	}
 	return a * b, true
 }
+
+func leaf(size int64) *Node { return &Node{Op: ContigFinal, Size: size, Extent: size} }

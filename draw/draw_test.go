@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -16,11 +15,10 @@ import (
 	"time"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/golden"
 	"github.com/ddtlab/ddt/internal/typegen"
 	"github.com/ddtlab/ddt/lang"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // validXML fails the test unless s is well-formed XML with an <svg> root.
 func validXML(t *testing.T, name string, s []byte) {
@@ -98,19 +96,7 @@ func TestGolden(t *testing.T) {
 			ext string
 			got []byte
 		}{{".txt", txt.Bytes()}, {".svg", svg.Bytes()}} {
-			if *update {
-				if err := os.WriteFile(base+g.ext, g.got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(base + g.ext)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(g.got, want) {
-				t.Errorf("%s%s differs from the golden file; got:\n%s", base, g.ext, g.got)
-			}
+			golden.Check(t, base+g.ext, g.got)
 		}
 	}
 }

@@ -360,6 +360,10 @@ func TestFortran(t *testing.T) {
 				if sum(st, "mirrored") != int64(np) || sum(st, "packs") != int64(np) || sum(st, "sends") != int64(3*np) || sum(st, "recvs") != int64(3*np) {
 					t.Errorf("-np %d: ddt did not serve the Fortran program:\n%s", np, r.stderr)
 				}
+				off := run(t, m, np, b.lib, []string{"DDT_MPI=0", "DDT_MPI_STATS=1"}, prog)
+				if off.err != nil || strings.TrimSpace(off.stdout) != "ok fortran" || strings.Contains(off.stderr, "ddt") {
+					t.Errorf("-np %d, DDT_MPI=0: %v\n%s%s", np, off.err, off.stdout, off.stderr)
+				}
 			}
 		})
 	}

@@ -1,14 +1,11 @@
 package lang
 
 import (
-	"flag"
 	"strings"
 	"testing"
 
 	"github.com/ddtlab/ddt/datatype"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func TestExportCErrors(t *testing.T) {
 	i := datatype.Of(datatype.Int)

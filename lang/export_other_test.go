@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/golden"
 )
 
 // TestExportGolden compares ExportC, ExportFortran and ExportPython of
@@ -36,20 +37,7 @@ func TestExportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			golden := strings.TrimSuffix(name, ".ddt") + x.ext
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s: export differs from %s:\n%s", name, golden, got)
-			}
+			golden.CheckString(t, strings.TrimSuffix(name, ".ddt")+x.ext, got)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ddtlab/ddt/internal/recon"
 )
 
 // CostModel holds the constants of the additive cost model (seed 000,
@@ -30,10 +32,9 @@ const MaxCostConstant = 1 << 16
 
 // DefaultCost returns the paper's constants: leaf=2, vec=4, idx=3, idxbuc=4,
 // struc=2, ix=1, bucket=1, type=1, and for the opt-in constructors of seed
-// 001 contig=2 (like a leaf) and sbuc=4 (like idxbuc).
-func DefaultCost() CostModel {
-	return CostModel{Leaf: 2, Vec: 4, Idx: 3, IdxBuc: 4, Struc: 2, Ix: 1, Bucket: 1, Type: 1, Contig: 2, SBuc: 4}
-}
+// 001 contig=2 (like a leaf) and sbuc=4 (like idxbuc). They are written once,
+// in internal/recon (recon.DefaultCost), which commit's optimizer uses too.
+func DefaultCost() CostModel { return CostModel(recon.DefaultCost) }
 
 // costFields lists the keys of ParseCost, in the order String prints them,
 // with the constants they set.

@@ -1,13 +1,10 @@
 package optimal
 
 import (
-	"flag"
 	"math/rand/v2"
 	"strconv"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 

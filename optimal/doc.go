@@ -99,10 +99,13 @@
 // arguments, and Cost is that tree's cost. Normalize (seed 000, section VI)
 // returns an equivalent MPI type that costs no more: exactly optimal for
 // small type maps, and for large ones a normalization whose work is bounded
-// by the size of the type's tree (NormalizeTree). Commit does not use it:
-// ddt.Options.Normalize simplifies the compiled program instead
-// (dame.Simplify), with the same dynamic program (internal/recon) over
-// the program's block lists.
+// by the size of the type's tree (NormalizeTree): the rewrite rules of
+// package dame/opt, the ones commit applies, run on a program whose leaves
+// are the type's basic types. ReconstructLarge does the same for type maps
+// longer than MaxLen, with a certified lower bound (LowerBound). Commit
+// does not use this package: ddt.Options.Normalize simplifies the compiled
+// program (opt.Simplify) with the same rules and the same dynamic program
+// (internal/recon) over the program's block lists.
 //
 // # DAGs
 //

@@ -29,14 +29,14 @@ func (r *repeatReader) Read(b []byte) (int, error) {
 func TestParseTypeMapLimits(t *testing.T) {
 	r := &repeatReader{s: "int 4\n"}
 	_, err := ParseTypeMap(r)
-	if !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "line 4097") {
+	if !errors.Is(err, ErrMapTooLong) || !strings.Contains(err.Error(), "line 1048577") {
 		t.Errorf("endless map: %v", err)
 	}
-	if r.n > 1<<20 {
-		t.Errorf("read %d bytes for a map refused after %d lines", r.n, MaxLen+1)
+	if r.n > 6*MaxMapLen+1<<20 {
+		t.Errorf("read %d bytes for a map refused after %d lines", r.n, MaxMapLen+1)
 	}
 	r = &repeatReader{s: "# a comment line\n"}
-	if _, err := ParseTypeMap(r); err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+	if _, err := ParseTypeMap(r); err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
 		t.Errorf("endless comments: %v", err)
 	}
 	if r.n > MaxTypeMapBytes+1<<20 {

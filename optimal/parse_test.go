@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ddtlab/ddt/internal/golden"
 )
 
 func TestParseRoundTrip(t *testing.T) {
@@ -164,17 +166,7 @@ func TestGolden(t *testing.T) {
 		d := Fold(tree)
 		got := "cost: " + itoa(cost) + "\n" + tree.String() + "\ndag_cost: " + itoa(d.Cost(DefaultCost())) + "\n" + d.String()
 		gf := strings.TrimSuffix(f, ".typemap") + ".golden"
-		if *update {
-			os.WriteFile(gf, []byte(got), 0o644)
-			continue
-		}
-		want, err := os.ReadFile(gf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
-			t.Errorf("%s:\ngot\n%s\nwant\n%s", f, got, want)
-		}
+		golden.CheckString(t, gf, got)
 	}
 }
 

@@ -114,17 +114,26 @@ func validTypeName(s string) bool {
 // type map longer than MaxLen.
 var ErrTooLong = fmt.Errorf("more than %d elements, the limit of exact reconstruction (its time grows as n^3)", MaxLen)
 
-// MaxTypeMapBytes is the most bytes ParseTypeMap reads: 16 MiB, room for
-// MaxLen elements with generous comments.
-const MaxTypeMapBytes = 16 << 20
+// MaxMapLen is the longest type map ParseTypeMap reads and
+// ReconstructLarge accepts: 2^20 elements.
+const MaxMapLen = 1 << 20
+
+// ErrMapTooLong is wrapped by the errors of ParseTypeMap and
+// ReconstructLarge for a type map longer than MaxMapLen.
+var ErrMapTooLong = fmt.Errorf("more than %d elements, the limit of reconstruction", MaxMapLen)
+
+// MaxTypeMapBytes is the most bytes ParseTypeMap reads: 64 MiB, room for
+// MaxMapLen elements with comments.
+const MaxTypeMapBytes = 64 << 20
 
 // ParseTypeMap reads a type map in the TYPEMAP text format: one element per
 // line as "BASICTYPE DISPLACEMENT" (for example "int 0"), with blank lines
 // and '#' comments (to the end of the line) ignored. Errors name the line.
 //
-// Since no longer map can be reconstructed, it reads at most MaxLen
+// Since no longer map can be reconstructed, it reads at most MaxMapLen
 // elements and MaxTypeMapBytes bytes: a longer input is an error as soon as
-// the limit is passed, without reading the rest.
+// the limit is passed, without reading the rest. (Reconstruct, the exact
+// algorithm, takes maps of up to MaxLen elements; ReconstructLarge more.)
 func ParseTypeMap(r io.Reader) (TypeMap, error) {
 	var m TypeMap
 	lr := &io.LimitedReader{R: r, N: MaxTypeMapBytes + 1}
@@ -160,8 +169,8 @@ func ParseTypeMap(r io.Reader) (TypeMap, error) {
 		if d > MaxDisp || d < -MaxDisp {
 			return fail("displacement %d out of range ±2^61", d)
 		}
-		if len(m) == MaxLen {
-			return nil, fmt.Errorf("typemap line %d: %w", line, ErrTooLong)
+		if len(m) == MaxMapLen {
+			return nil, fmt.Errorf("typemap line %d: %w", line, ErrMapTooLong)
 		}
 		m = append(m, Elem{Type: f[0], Disp: d})
 	}

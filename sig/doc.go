@@ -18,7 +18,8 @@
 // random base x (a primitive root) and fixed random 61-bit codes per basic
 // type. Two different signatures of at most n elements collide only if x is
 // a root of their difference, a nonzero polynomial of degree below n: with
-// probability at most n/(2^61−1). Experiment reproduces the paper's Table 1
+// probability at most n/(2^61−1). `ddt sig --experiment` (cmd/ddt/internal/sigexp)
+// reproduces the paper's Table 1
 // (its best operator still collided on 1.2% of its signatures; this one
 // has no collision on any set tried). It also shows that the paper's
 // addition modulo 2^32 with rotation is not associative — rotation does not

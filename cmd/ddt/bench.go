@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/ddtlab/ddt"
-	"github.com/ddtlab/ddt/internal/bench"
+	"github.com/ddtlab/ddt/cmd/ddt/internal/bench"
 )
 
 func init() {
 	register(&command{name: "bench",
-		args:    "[--type TYPE [--count N]] [--engine E] [--filter PREFIXES] [--time D] [--rounds N] [--mem MiB] [--json] | --list | --mpipack [-f PREFIXES]",
+		args:    "[--type TYPE [--count N]] [--engine E] [--threads N] [--filter PREFIXES] [--time D] [--rounds N] [--mem MiB] [--json] | --list | --mpipack [-f PREFIXES]",
 		summary: "run the benchmark suite (DDTBench layouts, the mpipack anchors, the DAME paper's transpose) or one type: pack/unpack GB/s per engine vs a hand-written loop and copy",
 		run:     runBench})
 	register(&command{name: "dame", args: "TYPE", summary: "print the committed type as a DAME program (seed 003)", run: runDame})
@@ -25,7 +25,8 @@ func runBench(e *env, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	typ := fs.String("type", "", "benchmark only this .ddt type")
 	count := fs.Int64("count", 1, "instances of --type (only with --type)")
-	engine := fs.String("engine", "", "only this engine (reference, interpreter, compiled, auto)")
+	threads := fs.Int("threads", 0, "goroutines per message (ddt.Options.Threads: 0 automatic, 1 one)")
+	engine := fs.String("engine", "", "only this engine (reference, interpreter, compiled, native, auto)")
 	asJSON := fs.Bool("json", false, "print one JSON report at the end (every figure, median and best round) instead of the table")
 	filter := fs.String("filter", "", "only layouts whose name starts with one of these comma-separated prefixes (see --list)")
 	list := fs.Bool("list", false, "list the layouts of the suite (with --filter, those it keeps) and exit")
@@ -69,7 +70,10 @@ func runBench(e *env, args []string) error {
 	if *mpipack {
 		return bench.RunMPIPack(e.stdout, *prefixes, engines...)
 	}
-	opts := bench.Options{JSON: *asJSON, Engines: engines, Filter: *filter, Sample: *sample, Rounds: *rounds,
+	if *threads < 0 {
+		return &usageError{fmt.Sprintf("--threads %d is negative", *threads)}
+	}
+	opts := bench.Options{JSON: *asJSON, Engines: engines, Threads: *threads, Filter: *filter, Sample: *sample, Rounds: *rounds,
 		MaxMem: *mem << 20, Log: e.stderr}
 	if isTerminal(e.stderr) {
 		opts.Progress = e.stderr

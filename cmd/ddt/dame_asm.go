@@ -18,15 +18,26 @@ import (
 func init() {
 	c := lookup("dame")
 	plain := c.run
-	c.args += " [--asm]"
+	c.args += " [--asm | --plan]"
 	c.run = func(e *env, args []string) error {
-		if !slices.ContainsFunc(args, func(a string) bool { return a == "--asm" || a == "-asm" || a == "-h" || a == "--help" || a == "-help" }) {
+		if !slices.ContainsFunc(args, func(a string) bool {
+			return a == "--asm" || a == "-asm" || a == "--plan" || a == "-plan" || a == "-h" || a == "--help" || a == "-help"
+		}) {
 			return plain(e, args)
 		}
 		fs := flag.NewFlagSet("dame", flag.ContinueOnError)
 		fs.Bool("asm", false, "print the generated amd64 code (offsets, bytes, instructions) instead of the program")
+		plan := fs.Bool("plan", false, "print the engine the type runs on, why it was chosen (engine.Select) and its plan instead of the program")
 		t, err := typeArg(e, "dame", fs, args, nil)
 		if err != nil {
+			return err
+		}
+		if *plan {
+			ct, err := ddt.Commit(t)
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(e.stdout, ct.Plan())
 			return err
 		}
 		if !ddt.Compilable(t) {

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+	"github.com/ddtlab/ddt/internal/golden"
+)
 
 // TestGolden runs show and typemap --count 2 on every testdata/golden/*.ddt
 // file (one per constructor and MPICH edge case) and compares with the
@@ -30,20 +28,7 @@ func TestGolden(t *testing.T) {
 			}
 			b.WriteString("$ ddt " + strings.Join(args, " ") + "\n" + out)
 		}
-		golden := strings.TrimSuffix(f, ".ddt") + ".golden"
-		if *update {
-			if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if b.String() != string(want) {
-			t.Errorf("%s: output differs from %s:\n%s", f, golden, b.String())
-		}
+		golden.CheckString(t, strings.TrimSuffix(f, ".ddt")+".golden", b.String())
 	}
 }
 
@@ -64,18 +49,5 @@ func TestGoldenErrors(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "$ ddt show %s\n%sexit %d\n", f, errs, st)
 	}
-	golden := "testdata/errors/errors.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("output differs from %s:\n%s", golden, b.String())
-	}
+	golden.CheckString(t, "testdata/errors/errors.golden", b.String())
 }

@@ -87,7 +87,7 @@ func TestHostileInputs(t *testing.T) {
 	for i := 1; i < 200000; i++ {
 		fmt.Fprintf(&chain, "t%d = contiguous(1, t%d)\n", i, i-1)
 	}
-	for i := range 1000000 {
+	for i := range 1<<20 + 1 {
 		fmt.Fprintf(&longMap, "int %d\n", 4*i)
 	}
 	img := file("img", make([]byte, 4096))
@@ -127,9 +127,9 @@ func TestHostileInputs(t *testing.T) {
 			"", "ddt holds in memory"},
 		{"pack device", []string{"pack", rowcol, "--count", "1", "--in", "/dev/zero", "--out", out}, "", "not a regular file"},
 		{"unpack huge", []string{"unpack", rowcol, "--count", "1000000000", "--in", img, "--out", img}, "", "needs 7996000000000"},
-		{"reconstruct long map", []string{"reconstruct", file("long.typemap", longMap.Bytes())}, "", "more than 4096 elements"},
+		{"reconstruct long map", []string{"reconstruct", file("long.typemap", longMap.Bytes())}, "", "more than 1048576 elements"},
 		{"reconstruct dev zero", []string{"reconstruct", "/dev/zero"}, "", "line longer than 1 MiB"},
-		{"reconstruct blank lines", []string{"reconstruct", "-"}, file("blank.typemap", rep("\n", 17<<20)), "larger than 16 MiB"},
+		{"reconstruct blank lines", []string{"reconstruct", "-"}, file("blank.typemap", rep("\n", 65<<20)), "larger than 64 MiB"},
 		{"normalize garbage", []string{"normalize", "-"}, file("garbage2.ddt", garbage), "<stdin>:1:"},
 		{"export long name", []string{"export", "--name", strings.Repeat("x", 100000) + "-", rowcol}, "", "is not a C identifier"},
 		{"chain", []string{"sig", file("chain.ddt", chain.Bytes())}, "", "chain.ddt:1025:9: contiguous: type tree depth 1025 exceeds the limit of 1024"},

@@ -177,3 +177,27 @@ func TestOptimalHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestReconstructLarge: above 4096 elements reconstruct answers by the
+// rewrite rules, with the same stdout format and the certified interval on
+// stderr; -o still writes a type whose type map is the input.
+func TestReconstructLarge(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "big.typemap", rowColTypemap(3000)) // 5999 elements
+	outFile := filepath.Join(dir, "out.ddt")
+	out, errs, st := cli(t, "", "reconstruct", in, "-o", outFile)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	want := "cost: 18\nstruc(2, [0, 24000], [vec(3001, 4, leaf(int)), vec(2998, 12000, leaf(int))])\n"
+	if out != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+	if !strings.Contains(errs, "5999 elements, more than 4096: by the rewrite rules; the optimal cost lies in [6, 18]") {
+		t.Errorf("stderr %q", errs)
+	}
+	tm, errs, st := cli(t, "", "typemap", outFile)
+	if st != 0 || strings.Count(tm, "\n") != 5999 || !strings.HasPrefix(tm, "int 0\nint 4\n") {
+		t.Fatalf("typemap of -o file: status %d %s, %d lines", st, errs, strings.Count(tm, "\n"))
+	}
+}

@@ -67,7 +67,7 @@ func (p *packFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&p.out, "out", "", "output `file` (required; - for stdout)")
 	fs.Int64Var(&p.origin, "origin", 0, "`byte` of the memory image where displacement 0 of instance 0 lies")
 	fs.Int64Var(&p.chunk, "chunk", 0, "move the message through the resumable engine in pieces of at most `C` bytes")
-	fs.StringVar(&p.engin, "engine", "auto", "`engine`: auto, reference, interpreter or compiled")
+	fs.StringVar(&p.engin, "engine", "auto", "`engine`: auto, reference, interpreter, compiled or native")
 	fs.StringVar(&p.datarep, "datarep", "native", "data `representation` of the packed bytes: native (MPI_Pack) or external32 (MPI_Pack_external)")
 }
 

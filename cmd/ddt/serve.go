@@ -21,7 +21,7 @@ func init() {
 }
 
 // runServe builds and runs the playground server of the source tree
-// (internal/playground/server, built with the Go command into the user's
+// (cmd/ddt-playground, built with the Go command into the user's
 // cache directory). The server is a program of its
 // own so that ddt links no networking code: net brings cgo and its threads,
 // and with them start-up failures of every ddt command under an
@@ -51,7 +51,7 @@ func runServe(e *env, args []string) error {
 	if runtime.GOOS == "windows" {
 		server += ".exe"
 	}
-	build := exec.Command(*goBin, "build", "-o", server, "./internal/playground/server")
+	build := exec.Command(*goBin, "build", "-o", server, "./cmd/ddt-playground")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the playground server: %v: %s", err, clipMsg(string(out)))

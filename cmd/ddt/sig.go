@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/ddtlab/ddt"
+	"github.com/ddtlab/ddt/cmd/ddt/internal/sigexp"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/sig"
 )
@@ -36,7 +37,7 @@ func runSig(e *env, args []string) error {
 		if len(pos) > 0 {
 			return &usageError{"--experiment takes no TYPE"}
 		}
-		return sig.RunExperiment(e.stdout)
+		return sigexp.RunExperiment(e.stdout)
 	}
 	if err := wantArgs(pos, 1, -1, "TYPE"); err != nil {
 		return err

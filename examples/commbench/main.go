@@ -43,7 +43,7 @@ import (
 	"github.com/ddtlab/ddt/comm"
 	"github.com/ddtlab/ddt/comm/mpi"
 	"github.com/ddtlab/ddt/datatype"
-	"github.com/ddtlab/ddt/internal/bench"
+	"github.com/ddtlab/ddt/internal/ddtbench"
 )
 
 func main() {
@@ -78,11 +78,11 @@ func main() {
 
 // pair is one DDTBench layout: what rank 0 sends and rank 1 receives.
 type pair struct {
-	send, recv *bench.DDTBenchOp
+	send, recv *ddtbench.Op
 }
 
 func layouts(configs []string, filter string) ([]pair, error) {
-	ops, err := bench.DDTBench(configs...)
+	ops, err := ddtbench.Load(configs...)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func layouts(configs []string, filter string) ([]pair, error) {
 		if o.Op != "send" || !strings.HasPrefix(o.Case, filter) {
 			continue
 		}
-		i := slices.IndexFunc(ops, func(r *bench.DDTBenchOp) bool {
+		i := slices.IndexFunc(ops, func(r *ddtbench.Op) bool {
 			return r.Op == "recv" && r.Case == o.Case && r.Config == o.Config
 		})
 		if i < 0 {
@@ -110,7 +110,7 @@ func iters(packed, budget int64) int {
 
 // side is one rank's end of a layout: its arena and operation.
 type side struct {
-	op     *bench.DDTBenchOp
+	op     *ddtbench.Op
 	ct     *ddt.Committed
 	arena  []byte
 	packed []byte
@@ -118,7 +118,7 @@ type side struct {
 	manU   func(src, dst []byte)
 }
 
-func newSide(op *bench.DDTBenchOp) (*side, error) {
+func newSide(op *ddtbench.Op) (*side, error) {
 	ct, err := ddt.Commit(op.Type)
 	if err != nil {
 		return nil, err

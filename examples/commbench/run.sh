@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs seed 003's communication experiment on this machine and writes what
-# examples/RESULTS.md reports: the DDTBench ping-pong (Go through comm/mpi
+# bench/comm.md reports: the DDTBench ping-pong (Go through comm/mpi
 # and the C baseline, on Open MPI and MPICH, 2 ranks), its table and SVG,
 # and the FFT transpose and halo examples under mpirun -np 2 in each
 # comm/mpi mode (3 runs each; the examples time the exchange only, without
@@ -36,7 +36,7 @@ $OMPI "$OUT/cb-ompi" -config "$CONFIG" -budget "$BUDGET" > "$OUT/go-ompi.tsv"
 timeout "${C_TIMEOUT:-600}" $OMPI "$OUT/c-ompi" > "$OUT/c-ompi.tsv" || echo "C baseline on Open MPI: stopped (timeout)" >&2
 $MPICH "$OUT/cb-mpich" -config "$CONFIG" -budget "$BUDGET" > "$OUT/go-mpich.tsv"
 timeout "${C_TIMEOUT:-600}" $MPICH "$OUT/c-mpich" > "$OUT/c-mpich.tsv" || echo "C baseline on MPICH: stopped (timeout)" >&2
-go run ./examples/commbench/plot -svg examples/commbench.svg \
+go run ./examples/commbench/plot -svg bench/commbench.svg \
     "$OUT/go-ompi.tsv" "$OUT/go-mpich.tsv" "$OUT/c-ompi.tsv" "$OUT/c-mpich.tsv" > "$OUT/tables.md"
 
 go build -tags mpi -o "$OUT/transpose-ompi" ./examples/transpose
@@ -52,4 +52,4 @@ for mode in raw native packed; do
         echo "MPICH $mode: $($MPICH -env DDT_MPI_MODE $mode "$OUT/halo3d-mpich" -ranks 2 -n 32 -iters 20)" >> "$OUT/apps.txt"
     done
 done
-echo "results in $OUT (tables.md, apps.txt) and examples/commbench.svg"
+echo "results in $OUT (tables.md, apps.txt) and bench/commbench.svg"

@@ -9,7 +9,9 @@
 //   - raw: handed to MPI as a native datatype, nothing else;
 //   - native: the same through the checked transport (signature header);
 //   - raw and native again on the description normalized by package
-//     optimal (optimal.Normalize: same type map, least-cost tree);
+//     optimal (optimal.Normalize: same type map, least-cost tree; exact
+//     reconstruction up to 1024 elements, above that the rewrite rules and
+//     list reconstruction commit runs, package dame/opt);
 //   - packed: packed by ddt and sent as bytes (after the header, or inside
 //     it when small).
 //

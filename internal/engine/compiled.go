@@ -1,6 +1,8 @@
 // Package engine executes dame programs: the compiled engine, whose
 // kernels are chosen at commit by the shape and sizes of each primitive,
-// and the interpreter, the stack machine of seed 003 §3.4.
+// the interpreter, the stack machine of seed 003 §3.4, native code
+// (internal/engine/jit) and the reference engine, all behind the one
+// Engine interface; Select chooses one for a program and says why.
 //
 // Both take memory images as a slice plus the byte offset of instance 0's
 // origin and assume the caller (package ddt) validated that every byte the

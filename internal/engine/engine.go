@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
 // Engine moves the bytes of a committed type between a memory image and
@@ -36,6 +36,30 @@ type Engine interface {
 	// String describes the engine's plan: which kernel runs on which
 	// primitive, one line per primitive, indented like Program.String.
 	String() string
+	// Whole is the engine's whole-message entry, once it has one (native
+	// code, when generated), or nil: count instances, from byte 0 of the
+	// packed stream, in one call of an entry through Call, with no
+	// resumable state. The caller checks the message against the buffers
+	// once, for count at most Whole().Max.
+	Whole() *Whole
+	// Prepare builds now what the engine would build on first use or
+	// after enough use (native code), if it defers anything.
+	Prepare()
+}
+
+// Whole is an engine's whole-message entry (host.Whole): Entry[0] packs,
+// Entry[1] unpacks at most Max instances of Size packed bytes each.
+type Whole = host.Whole
+
+// Entry is a whole-message entry (host.Entry).
+type Entry = host.Entry
+
+// Call runs a whole-message entry on count instances (host.Call): mem is
+// the memory image, the first instance's origin lies origin bytes into
+// it, pk is the packed bytes. The caller has checked both buffers. It is
+// inlined.
+func Call(fn Entry, mem []byte, origin int64, pk []byte, count int64) {
+	host.Call(fn, mem, origin, pk, count)
 }
 
 // Level is a set of block kernels: the portable Go loops, or assembly using
@@ -76,31 +100,21 @@ func MaxLevel() Level { return Level(cpuLevel()) }
 // (Go loops) or DDT_ASM=go|avx2|avx512, read once when the program starts.
 func DefaultLevel() Level { return defaultLevel }
 
-// Choose returns the engine Auto selects for p: the native-code engine
-// when one is linked in (NewNative) and accepts p, otherwise the compiled
-// engine. Its plan is built on first use.
-func Choose(p *dame.Program, l Level) Engine {
-	if NewNative != nil {
-		if e, ok := NewNative(p, l); ok {
-			return e
-		}
-	}
-	return NewCompiled(p, l)
-}
-
-// NewNative, when not nil, builds the native-code (JIT) engine of p, or
-// reports false if it does not apply to p; a package generating machine
-// code sets it in its init function. The engine it returns must satisfy
-// the Engine contract above, including Segments and String (it may
-// delegate them to NewInterp).
-var NewNative func(p *dame.Program, l Level) (Engine, bool)
-
 // indent writes the plan line of a node at depth d.
 func indent(b *strings.Builder, d int, format string, a ...any) {
 	b.WriteString(strings.Repeat("  ", d))
 	fmt.Fprintf(b, format, a...)
 	b.WriteByte('\n')
 }
+
+// Whole and Prepare of the engines without native code: no whole-message
+// entry, nothing deferred worth building early.
+func (e *Compiled) Whole() *Whole  { return nil }
+func (e *Interp) Whole() *Whole    { return nil }
+func (e *Reference) Whole() *Whole { return nil }
+func (e *Compiled) Prepare()       {}
+func (e *Interp) Prepare()         {}
+func (e *Reference) Prepare()      {}
 
 var (
 	_ Engine = (*Compiled)(nil)

@@ -5,6 +5,8 @@ package engine
 import (
 	"os"
 	"unsafe"
+
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
 // The amd64 block kernels use AVX-512 (F, BW, VL) masked moves and BMI2
@@ -32,32 +34,9 @@ func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, 
 //go:noescape
 func stridedAVX2(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
 
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv() (eax, edx uint32)
-
-// cpuLevel reports the CPU's support: 2 for AVX-512 F, BW and VL with
-// BMI2 (and the OS saving the opmask and ZMM registers), 1 for AVX2 (the
-// OS saving the YMM registers), 0 otherwise.
-func cpuLevel() int {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return 0
-	}
-	_, _, c1, _ := cpuid(1, 0)
-	if c1&(1<<27) == 0 || c1&(1<<28) == 0 { // OSXSAVE, AVX
-		return 0
-	}
-	x, _ := xgetbv()
-	_, b7, _, _ := cpuid(7, 0)
-	if x&6 != 6 || b7&(1<<5) == 0 { // SSE and AVX state, AVX2
-		return 0
-	}
-	const avx512 = 1<<16 | 1<<30 | 1<<31 | 1<<8 // AVX512F, BW, VL, BMI2
-	if x&0xe6 == 0xe6 && b7&avx512 == avx512 {
-		return 2
-	}
-	return 1
-}
+// cpuLevel is the CPU's kernel level (host.CPU.Level: 2 for AVX-512 F,
+// BW and VL with BMI2, 1 for AVX2, 0 otherwise).
+func cpuLevel() int { return host.CPU.Level() }
 
 // defaultLevel is DefaultLevel: the CPU's level, lowered by DDT_NOASM=1
 // or DDT_ASM, read once when the program starts.

@@ -10,25 +10,6 @@
 // branch; longer ones move 64 bytes at a time until 128 or fewer are left.
 // All loads of a block of up to 128 bytes happen before its stores.
 
-// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL eaxArg+0(FP), AX
-	MOVL ecxArg+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
-	RET
-
-// func xgetbv() (eax, edx uint32)
-TEXT ·xgetbv(SB), NOSPLIT, $0-8
-	MOVL $0, CX
-	XGETBV
-	MOVL AX, eax+0(FP)
-	MOVL DX, edx+4(FP)
-	RET
-
 // COPY128 copies CX <= 128 bytes from SI to DI. It expects R8 = -1 and
 // R11 = 0 and clobbers CX, R10, K1, K2, Z0 and Z1.
 #define COPY128 \

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 )
 
@@ -35,7 +36,7 @@ func TestSortedUnpack(t *testing.T) {
 	sortRule = dame.SortRule{MinBlocks: 64, MinSpan: 64 << 10, MaxPacked: 1 << 20, MinAvgBlock: 1}
 	db := datatype.Of(datatype.Double)
 	// the default rule leaves small blocks in list order
-	if dame.DefaultSortRule.UnpackOrder(dame.Compile(scattered(t, 1, 4096, 1, 1<<16, db)).Root) != nil {
+	if dame.DefaultSortRule.UnpackOrder(opt.Compile(scattered(t, 1, 4096, 1, 1<<16, db)).Root) != nil {
 		t.Error("the default rule sorts 8-byte blocks")
 	}
 	cases := []struct {
@@ -58,7 +59,7 @@ func TestSortedUnpack(t *testing.T) {
 		sorted bool
 	}{"overlapping", ov, false})
 	for _, c := range cases {
-		p := dame.Compile(c.ty)
+		p := opt.Compile(c.ty)
 		e := NewCompiled(p, DefaultLevel())
 		if got := strings.Contains(e.String(), "unpack=sorted"); got != c.sorted {
 			t.Errorf("%s: sorted = %v, want %v; plan\n%s", c.name, got, c.sorted, e)
@@ -131,7 +132,7 @@ func BenchmarkSortedUnpack(b *testing.B) {
 		for _, bl := range []int64{1, 8} {
 			for _, gap := range []int64{2048, 32768} {
 				ty := scattered(b, 7, n, bl, gap, db)
-				e := NewCompiled(dame.Compile(ty), DefaultLevel())
+				e := NewCompiled(opt.Compile(ty), DefaultLevel())
 				e.plan()
 				if e.root.sorted == nil {
 					b.Fatalf("n=%d bl=%d: not sorted", n, bl)

@@ -28,6 +28,13 @@ type Cost struct {
 	Contig, SBuc                  int64
 }
 
+// DefaultCost is the one place the paper's constants are written (seed
+// 000 §III): leaf=2, vec=4, idx=3, idxbuc=4, struc=2, ix=1, bucket=1,
+// type=1, and for seed 001's opt-in constructors contig=2 (like a leaf) and
+// sbuc=4 (like idxbuc). optimal.DefaultCost returns it, and the optimizer of
+// DAME programs (dame/opt) compares programs in it.
+var DefaultCost = Cost{Leaf: 2, Vec: 4, Idx: 3, IdxBuc: 4, Struc: 2, Ix: 1, Bucket: 1, Type: 1, Contig: 2, SBuc: 4}
+
 // Set is a set of constructors the tree may use; plain leaves are always
 // allowed. The flags have the values of optimal.Constructors.
 type Set uint8

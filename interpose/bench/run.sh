@@ -12,7 +12,7 @@
 #     compiled here from that path, never copied) on its layouts: builds
 #     mpich, mpich+ddt, openmpi, openmpi+ddt (the +ddt builds are the same
 #     binaries with LD_PRELOAD); its report.awk makes the table;
-#  2. ddtpp -m pack (ddtpp.c, layouts.h from interpose/bench/gen) on the
+#  2. ddtpp -m pack (ddtpp.c, layouts.h from cmd/ddt/internal/bench/ppgen) on the
 #     DDTBench layouts, in the harness's line format, through report.awk;
 #  3. ddtpp -m pp under mpirun -np 2 on the harness's layouts and the
 #     DDTBench layouts.
@@ -45,7 +45,7 @@ START=$(date +%s)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 CFLAGS="-O3 -march=native -std=gnu11 -w"
-(cd "$ROOT" && go run ./interpose/bench/gen -ddtbench "$DDTBENCH") > "$B/layouts.h"
+(cd "$ROOT" && go run ./cmd/ddt/internal/bench/ppgen -ddtbench "$DDTBENCH") > "$B/layouts.h"
 DBIDS=$(awk -F'"' '/^    \{"/ && $2 !~ /^L[0-9]/ { split($2, a, "."); if (!(a[1] in s)) { s[a[1]] = 1; printf "%s ", a[1] } }' "$B/layouts.h")
 PPGROUPS_=${PPGROUPS_:-"$GROUPS_ $DBIDS"}
 for m in "${MPIS[@]}"; do

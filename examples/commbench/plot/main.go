@@ -3,7 +3,7 @@
 // chart of the speedup of ddt packing over native MPI datatypes per
 // layout (seed 003, Fig. 10).
 //
-//	go run ./examples/commbench/plot -svg examples/commbench.svg go-ompi.tsv go-mpich.tsv c-ompi.tsv c-mpich.tsv > table.md
+//	go run ./examples/commbench/plot -svg bench/commbench.svg go-ompi.tsv go-mpich.tsv c-ompi.tsv c-mpich.tsv > table.md
 package main
 
 import (

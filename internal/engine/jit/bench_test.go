@@ -3,9 +3,8 @@ package jit
 import (
 	"testing"
 
-	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
-	"github.com/ddtlab/ddt/internal/engine"
 )
 
 // BenchmarkLayouts packs and unpacks a few mpipack layouts with the
@@ -33,12 +32,12 @@ func BenchmarkLayouts(b *testing.B) {
 		{"L8M", must(datatype.Vector(8192, 16, 32, dbl)), 1},
 	}
 	for _, c := range cases {
-		p := dame.Compile(c.t)
+		p := opt.Compile(c.t)
 		size, _ := c.t.PackSize(c.count)
 		lo, hi, _ := c.t.Span(c.count)
 		img := make([]byte, hi-lo)
 		pk := make([]byte, size)
-		comp := engine.NewCompiled(p, engine.DefaultLevel())
+		comp := refFallback{c.t}
 		code, err := Compile(p)
 		if err != nil {
 			b.Fatal(err)

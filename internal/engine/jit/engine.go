@@ -6,24 +6,16 @@ import (
 	"sync/atomic"
 
 	"github.com/ddtlab/ddt/dame"
-	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
-// init links the JIT into engine.Choose: commit's Auto engine runs
-// generated code for the programs it covers, with vector moves as wide as
-// the kernel level allows (none at the Go level, which means portable
-// code). Compilation is deferred (see Engine).
-func init() {
-	engine.NewNative = func(p *dame.Program, l engine.Level) (engine.Engine, bool) {
-		if l == engine.LevelGo || !Available() || !Eligible(p) || engine.Transposes(p) {
-			return nil, false
-		}
-		vec := 32
-		if l >= engine.LevelAVX512 {
-			vec = 64
-		}
-		return New(p, engine.NewCompiled(p, l), Options{Vec: vec}), true
-	}
+// Base is the engine an Engine runs until its code exists, and for what
+// the code does not move (partial units): the compiled engine, as
+// internal/engine.Select builds it. Segments and String are its.
+type Base interface {
+	Fallback
+	Segments(count, from int64, yield func(off, n int64) bool)
+	String() string
 }
 
 // Eligible reports, in constant time, whether p is worth compiling: it has
@@ -39,7 +31,7 @@ func Eligible(p *dame.Program) bool {
 // with Options.Now. It is safe for concurrent use.
 type Engine struct {
 	p    *dame.Program
-	fb   engine.Engine
+	fb   Base
 	fbf  Fallback // fb, converted once (not on every call)
 	vec  int
 	code atomic.Pointer[Code]
@@ -72,7 +64,7 @@ const (
 )
 
 // New returns the engine of p with fallback fb.
-func New(p *dame.Program, fb engine.Engine, opts Options) *Engine {
+func New(p *dame.Program, fb Base, opts Options) *Engine {
 	e := &Engine{p: p, fb: fb, fbf: fb, vec: defaultVec}
 	if opts.Vec == 16 || opts.Vec == 32 || opts.Vec == 64 {
 		e.vec = min(e.vec, opts.Vec)
@@ -114,9 +106,9 @@ func (e *Engine) tick(n int64) *Code {
 	return nil
 }
 
-// CompileNow compiles at once (if not done yet) instead of waiting for
-// the type to be used enough.
-func (e *Engine) CompileNow() {
+// Prepare compiles at once (if not done yet) instead of waiting for the
+// type to be used enough.
+func (e *Engine) Prepare() {
 	if e.state.Load() == 0 {
 		e.compile()
 	}
@@ -137,46 +129,9 @@ func (e *Engine) Err() error {
 // Pack writes the packed bytes [from, from+len(dst)) of count instances
 // from src, whose instance 0 has its origin at byte origin, into dst. The
 // caller has checked that every byte the program touches lies inside the
-// slices.
-//
-// The common call, a whole message of at most one piece, goes straight to
-// the root's instance entry: a few compares and the call of the code, no
-// resumable state and no call of the walker.
+// slices. Whole messages take Whole's entries in the caller (package ddt);
+// here they take the same entry through Code.run.
 func (e *Engine) Pack(dst, src []byte, origin, count, from int64) {
-	if c := e.code.Load(); c != nil && from == 0 && uint64(count-1) < uint64(c.wholeMax) && int64(len(dst)) == count*c.size {
-		Call(c.whole[0], src, origin, dst, count)
-		return
-	}
-	e.pack(dst, src, origin, count, from)
-}
-
-// Whole is the fast path of compiled code for a whole message of at most
-// Max instances (one piece): Entry[0] packs and Entry[1] unpacks count
-// instances through Call, given the first instance's origin (the type's
-// origin, not the program's: the entries add the program's offset
-// themselves, so that the first address the code loads depends on no
-// load of the caller). Only the root's instance entries qualify.
-type Whole struct {
-	Entry [2]Entry
-	Max   int64
-	Size  int64 // packed bytes of one instance
-}
-
-// Whole returns the fast path of e's code, or nil while e runs its
-// fallback or when its code has no whole-message entry. It is inlined.
-// The Whole lies inside the Code, so holding it keeps the code mapped.
-func (e *Engine) Whole() *Whole {
-	if c := e.code.Load(); c != nil && c.wholeMax > 0 {
-		return &c.fast
-	}
-	return nil
-}
-
-// pack is Pack's general case: pieces, partial units, and the fallback
-// while the program is not compiled.
-//
-//go:noinline
-func (e *Engine) pack(dst, src []byte, origin, count, from int64) {
 	if len(dst) == 0 {
 		return
 	}
@@ -190,20 +145,19 @@ func (e *Engine) pack(dst, src []byte, origin, count, from int64) {
 	c.run(true, e.fbf, dst, src, origin, count, from)
 }
 
+// Whole returns the fast path of e's code, or nil while e runs its
+// fallback or when its code has no whole-message entry. It is inlined.
+// The Whole lies inside the Code, so holding it keeps the code mapped.
+func (e *Engine) Whole() *host.Whole {
+	if c := e.code.Load(); c != nil && c.wholeMax > 0 {
+		return &c.fast
+	}
+	return nil
+}
+
 // Unpack reads src, the packed bytes [from, from+len(src)) of count
 // instances, into dst, whose instance 0 has its origin at byte origin.
 func (e *Engine) Unpack(dst, src []byte, origin, count, from int64) {
-	if c := e.code.Load(); c != nil && from == 0 && uint64(count-1) < uint64(c.wholeMax) && int64(len(src)) == count*c.size {
-		Call(c.whole[1], dst, origin, src, count)
-		return
-	}
-	e.unpack(dst, src, origin, count, from)
-}
-
-// unpack is Unpack's general case.
-//
-//go:noinline
-func (e *Engine) unpack(dst, src []byte, origin, count, from int64) {
 	if len(src) == 0 {
 		return
 	}
@@ -217,7 +171,7 @@ func (e *Engine) unpack(dst, src []byte, origin, count, from int64) {
 	c.run(false, e.fbf, src, dst, origin, count, from)
 }
 
-// Segments implements engine.Engine with the fallback.
+// Segments is the fallback's.
 func (e *Engine) Segments(count, from int64, yield func(off, n int64) bool) {
 	e.fb.Segments(count, from, yield)
 }
@@ -236,5 +190,3 @@ func (e *Engine) String() string {
 	}
 	return s + e.fb.String()
 }
-
-var _ engine.Engine = (*Engine)(nil)

@@ -1,9 +1,10 @@
 package jit
 
 import (
-	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
 // Entry is a generated function as Go calls it: a func value whose code
@@ -25,7 +26,7 @@ import (
 // buffers alive (runtime.KeepAlive) and nothing can move them during the
 // call (no safe point lies between forming the address and the call's
 // return). abiOK checks the register assignment before any code is used.
-type Entry func(_, _ uintptr, n int, mem, pk uintptr, b0 int)
+type Entry = host.Entry
 
 // funcval is the layout of a Go func value's target: its code pointer
 // first (what a func value points to), then, as a closure's captured
@@ -47,18 +48,6 @@ func makeEntry(addr uintptr, code *Code) Entry {
 	}
 	fv := &funcval{fn: addr, code: code}
 	return *(*Entry)(unsafe.Pointer(&fv))
-}
-
-// Call runs the entry fn of a Whole on count instances: the memory image
-// starts at mem, the first instance's origin lies origin bytes after it,
-// the packed bytes start at pk. The caller has checked that every byte
-// the count instances touch lies inside both buffers. The Entry keeps its
-// code mapped. It is inlined.
-func Call(fn Entry, mem []byte, origin int64, pk []byte, count int64) {
-	m, p := unsafe.SliceData(mem), unsafe.SliceData(pk)
-	fn(0, 0, int(count), uintptr(unsafe.Pointer(m))+uintptr(origin), uintptr(unsafe.Pointer(p)), 0)
-	runtime.KeepAlive(m)
-	runtime.KeepAlive(p)
 }
 
 // abiProbe is six functions of 4 bytes each: function k returns the

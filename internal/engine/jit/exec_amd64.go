@@ -5,46 +5,19 @@ package jit
 import (
 	"fmt"
 	"syscall"
-)
 
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv() (eax, edx uint32)
+	"github.com/ddtlab/ddt/internal/engine/host"
+)
 
 // supported reports whether this build can run generated code.
 const supported = true
 
-// hostVec is the widest vector move the CPU and OS support: 64 with
-// AVX-512 F, BW and VL (the OS saving opmask and ZMM state), 32 with AVX2
-// (the OS saving YMM state), else 16 (SSE2, always present on amd64).
-func hostVec() int {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return 16
-	}
-	_, _, c1, _ := cpuid(1, 0)
-	if c1&(1<<27) == 0 || c1&(1<<28) == 0 { // OSXSAVE, AVX
-		return 16
-	}
-	x, _ := xgetbv()
-	_, b7, _, _ := cpuid(7, 0)
-	if x&6 != 6 || b7&(1<<5) == 0 { // SSE and AVX state, AVX2
-		return 16
-	}
-	const avx512 = 1<<16 | 1<<30 | 1<<31 // AVX512F, BW, VL
-	if x&0xe6 == 0xe6 && b7&avx512 == avx512 {
-		return 64
-	}
-	return 32
-}
+// hostVec is the widest vector move the CPU and OS support (host.CPU.Vec):
+// 64 with AVX-512 F, BW and VL, 32 with AVX2, else 16 (SSE2).
+func hostVec() int { return host.CPU.Vec() }
 
 // hostVBMI reports AVX512-VBMI (VPERMB), used with 64-byte vectors.
-func hostVBMI() bool {
-	if hostVec() < 64 {
-		return false
-	}
-	_, _, c7, _ := cpuid(7, 0)
-	return c7&(1<<1) != 0
-}
+func hostVBMI() bool { return host.CPU.AVX512 && host.CPU.VBMI }
 
 // mapCode copies code into fresh pages mapped read+write, then makes them
 // read+execute (never writable and executable at once).

@@ -37,6 +37,7 @@ import (
 	"weak"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
 // Code is the native code of one program: for the nodes at the top of
@@ -62,7 +63,7 @@ type Code struct {
 	// message.
 	whole    [2]Entry
 	wholeMax int64
-	fast     Whole // the same for package ddt's fast path
+	fast     host.Whole // the same for package ddt's fast path
 
 	vec      int
 	codeLen  int
@@ -411,7 +412,7 @@ func (c *Code) rebind(p *dame.Program) *Code {
 func (c *Code) setWhole() {
 	if r := c.root; r != nil && r.inst[0] != nil && c.whole[0] != nil {
 		c.wholeMax = r.perI
-		c.fast = Whole{Entry: c.whole, Max: r.perI, Size: c.size}
+		c.fast = host.Whole{Entry: c.whole, Max: r.perI, Size: c.size}
 	}
 }
 

@@ -17,8 +17,9 @@ import (
 	"weak"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
-	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/engine/host"
 	"github.com/ddtlab/ddt/internal/engine/ref"
 	"github.com/ddtlab/ddt/internal/typegen"
 )
@@ -66,6 +67,8 @@ func (f refFallback) Pack(dst, src []byte, origin, count, from int64) {
 func (f refFallback) Unpack(dst, src []byte, origin, count, from int64) {
 	ref.Unpack(f.t, count, dst, origin, from, src)
 }
+func (f refFallback) Segments(count, from int64, yield func(off, n int64) bool) {}
+func (f refFallback) String() string                                            { return "reference\n" }
 
 // check runs count instances of t through code c (whole, and split into
 // pieces at the given cuts) against the reference engine, pack and
@@ -86,7 +89,7 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 	origin := -lo
 	want := make([]byte, size)
 	ref.Pack(ty, count, img, origin, 0, want)
-	fb := engine.NewCompiled(p, engine.DefaultLevel())
+	fb := refFallback{ty}
 	got := guarded(t, int(size))
 	for _, k := range cuts {
 		clear(got)
@@ -105,7 +108,7 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 	whole := c.wholeMax >= count
 	if whole {
 		clear(got)
-		Call(c.whole[0], img, origin, got, count)
+		host.Call(c.whole[0], img, origin, got, count)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("pack by the whole-message entry (count %d): got\n%x\nwant\n%x\nprogram:\n%s", count, got, want, p)
 		}
@@ -131,7 +134,7 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 	}
 	if whole {
 		copy(img, base)
-		Call(c.whole[1], img, origin, pk, count)
+		host.Call(c.whole[1], img, origin, pk, count)
 		if !bytes.Equal(img, wantImg) {
 			t.Fatalf("unpack by the whole-message entry (count %d): images differ at %d\nprogram:\n%s", count, firstDiff(img, wantImg), p)
 		}
@@ -182,7 +185,7 @@ func TestRandomTypes(t *testing.T) {
 	for seed := range n {
 		r := rand.New(rand.NewPCG(uint64(seed), 11))
 		ty := typegen.Random(r, typegen.Options{MaxElements: 512, MaxExtent: 1 << 14})
-		p := dame.Compile(ty)
+		p := opt.Compile(ty)
 		for _, vec := range vecs() {
 			c, err := compileVec(p, vec)
 			if err != nil {
@@ -258,7 +261,7 @@ func TestShapes(t *testing.T) {
 		"bigstruct7": must(datatype.Contiguous(9000, must(datatype.Resized(s7, 0, 48)))),
 	}
 	for name, ty := range types {
-		p := dame.Compile(ty)
+		p := opt.Compile(ty)
 		for _, vec := range vecs() {
 			c, err := compileVec(p, vec)
 			if err != nil {
@@ -302,8 +305,8 @@ func bigDisps(r *rand.Rand, n int) []int64 {
 // use, at once with Now, never with Off, and moves the same bytes.
 func TestEngineTiers(t *testing.T) {
 	ty, _ := datatype.Vector(100, 1, 3, datatype.Of(datatype.Double))
-	p := dame.Compile(ty)
-	fb := engine.NewCompiled(p, engine.DefaultLevel())
+	p := opt.Compile(ty)
+	fb := refFallback{ty}
 	src := make([]byte, 8*300)
 	fill(src, rand.New(rand.NewPCG(3, 4)))
 	want := make([]byte, 800)
@@ -331,7 +334,7 @@ func TestEngineTiers(t *testing.T) {
 	// identical programs share their code
 	if Available() {
 		for _, ty := range []*datatype.Type{ty, bigStructForTest(t)} {
-			p1, p2 := dame.Compile(ty), dame.Compile(ty)
+			p1, p2 := opt.Compile(ty), opt.Compile(ty)
 			c1, err1 := Compile(p1)
 			c2, err2 := Compile(p2)
 			if err1 != nil || err2 != nil || &c1.mem[0] != &c2.mem[0] {
@@ -369,7 +372,7 @@ func TestEncoding(t *testing.T) {
 	ptr := regexp.MustCompile(`[A-Z]+ PTR |\s`)
 	for _, ty := range []*datatype.Type{bi, v, big, s7, strided, short, nested} {
 		for _, vec := range []int{16, 32, 64} {
-			pr, err := generate(dame.Compile(ty), vec, true)
+			pr, err := generate(opt.Compile(ty), vec, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -419,7 +422,7 @@ func FuzzJIT(f *testing.F) {
 		}
 		r := rand.New(rand.NewPCG(s1, s2))
 		ty := typegen.Random(r, typegen.Options{MaxElements: 256, MaxExtent: 1 << 12})
-		p := dame.Compile(ty)
+		p := opt.Compile(ty)
 		c, err := compileVec(p, vecs()[r.IntN(len(vecs()))])
 		if err != nil {
 			if !errors.Is(err, ErrUnsupported) {
@@ -461,7 +464,7 @@ func TestCodeFreed(t *testing.T) {
 		// program's live code back as a new Code sharing its pages
 		// (rebind), whose weak pointer the cache does not hold.
 		ty, _ := datatype.Vector(int64(100003+i), 3, 11, datatype.Of(datatype.Short))
-		c, err := Compile(dame.Compile(ty))
+		c, err := Compile(opt.Compile(ty))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -505,7 +508,7 @@ func TestEntryKeepsCode(t *testing.T) {
 		t.Skip("no code generation here")
 	}
 	ty, _ := datatype.Vector(37, 2, 5, datatype.Of(datatype.Int)) // made by no other test
-	c, err := Compile(dame.Compile(ty))
+	c, err := Compile(opt.Compile(ty))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,12 +527,12 @@ func TestEntryKeepsCode(t *testing.T) {
 	want := make([]byte, size)
 	ref.Pack(ty, 1, img, -lo, 0, want)
 	got := guarded(t, int(size))
-	Call(entries[0], img, -lo, got, 1)
+	host.Call(entries[0], img, -lo, got, 1)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("pack after GC: got %x, want %x", got, want)
 	}
 	clear(img)
-	Call(entries[1], img, -lo, got, 1)
+	host.Call(entries[1], img, -lo, got, 1)
 	wantImg := make([]byte, len(img))
 	ref.Unpack(ty, 1, wantImg, -lo, 0, want)
 	if !bytes.Equal(img, wantImg) {
@@ -556,7 +559,7 @@ func TestReservedRegisters(t *testing.T) {
 	for seed := range 300 {
 		r := rand.New(rand.NewPCG(uint64(seed), 77))
 		ty := typegen.Random(r, typegen.Options{MaxElements: 512, MaxExtent: 1 << 14})
-		p := dame.Compile(ty)
+		p := opt.Compile(ty)
 		for _, vec := range []int{16, 32, 64} {
 			l, err := listingVec(p, vec)
 			if err != nil {

@@ -1,0 +1,5 @@
+package opt
+
+// Invariants reports whether the invariants build tag is set (the checks
+// allocate, so allocation tests skip).
+const Invariants = invariants

@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/engine/jit"
+)
+
+// Kind names an engine: the values of ddt.Engine, in its order.
+type Kind uint8
+
+// Engine kinds. Auto lets Select choose; the others ask for one engine.
+const (
+	Auto Kind = iota
+	KindReference
+	KindInterpreter
+	KindCompiled
+	KindNative
+)
+
+// KindNames are the kinds' names, indexed by Kind.
+var KindNames = [...]string{"auto", "reference", "interpreter", "compiled", "native"}
+
+func (k Kind) String() string {
+	if int(k) < len(KindNames) {
+		return KindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// Caps is what Select may use: the engine asked for, the kernel set, and
+// whether native code is generated at once (else after enough use).
+type Caps struct {
+	Want  Kind
+	Level Level
+	Now   bool
+	// Type is the type tree the reference engine walks (the program is
+	// nil for a type committed for the reference engine, or one that is
+	// not compiled).
+	Type *datatype.Type
+}
+
+// Reason is what Select chose and why, as the plan dump shows it.
+type Reason struct {
+	Kind Kind   // the engine chosen (never Auto)
+	Why  string // why, for the plan dump
+}
+
+func (r Reason) String() string { return fmt.Sprintf("engine %v: %s", r.Kind, r.Why) }
+
+// backends are the native-code generators Select tries, in order, for
+// Auto and Native: each returns its engine of p, or why it declines.
+var backends = []func(p *dame.Program, c Caps, base *Compiled) (Engine, string){
+	jitBackend,
+}
+
+// Select returns the engine of p for c and the reason for the choice.
+// Auto and Native run native code when a backend takes p (the compiled
+// engine is its base), the compiled engine otherwise; a nil p (a type
+// not compiled) runs on the reference engine whatever was asked. Engines
+// build their plans, and native code its code, on first use (Prepare
+// builds them now).
+func Select(p *dame.Program, c Caps) (Engine, Reason) {
+	switch {
+	case c.Want == KindReference:
+		return NewReference(c.Type), Reason{KindReference, "asked"}
+	case p == nil:
+		return NewReference(c.Type), Reason{KindReference, "the type is not compiled (its expansion is too large)"}
+	case c.Want == KindInterpreter:
+		return NewInterp(p, c.Level), Reason{KindInterpreter, "asked"}
+	case c.Want == KindCompiled:
+		return NewCompiled(p, c.Level), Reason{KindCompiled, "asked"}
+	}
+	base := NewCompiled(p, c.Level)
+	why := ""
+	for _, b := range backends {
+		e, no := b(p, c, base)
+		if e != nil {
+			if c.Now {
+				e.Prepare()
+			}
+			return e, Reason{KindNative, fmt.Sprintf("%v (%s)", c.Want, no)}
+		}
+		why = no
+	}
+	return base, Reason{KindCompiled, fmt.Sprintf("%v, no native code: %s", c.Want, why)}
+}
+
+// NativeAvailable reports whether this process can run native code: a
+// platform with a generator, and DDT_NOJIT=1 not set.
+func NativeAvailable() bool { return jit.Available() }
+
+// jitBackend is the generator of internal/engine/jit: vector moves as
+// wide as the kernel level allows; none at the Go level (portable code
+// only), nor for programs the compiled engine's transpose kernel runs.
+func jitBackend(p *dame.Program, c Caps, base *Compiled) (Engine, string) {
+	switch {
+	case c.Level == LevelGo:
+		return nil, "kernel set go"
+	case !jit.Available():
+		return nil, "no code generation here (platform or DDT_NOJIT=1)"
+	case !jit.Eligible(p):
+		return nil, "no data, or one contiguous run"
+	case Transposes(p):
+		return nil, "a transpose: the compiled engine's kernel is faster"
+	}
+	vec := 32
+	if c.Level >= LevelAVX512 {
+		vec = 64
+	}
+	how := "tiered: generated after enough use"
+	if c.Now {
+		how = "generated at commit"
+	}
+	return jit.New(p, base, jit.Options{Vec: vec}), how
+}
+
+var _ Engine = (*jit.Engine)(nil)

@@ -2,6 +2,7 @@ package ddt
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -107,6 +108,40 @@ func TestThreadsOption(t *testing.T) {
 		}
 		if got := c.size >= ct.par; got != c.split {
 			t.Errorf("Threads %d, %d bytes: split %v, want %v", c.threads, c.size, got, c.split)
+		}
+	}
+}
+
+// BenchmarkParallelThreshold packs vector(n, 16, 32, double) messages of
+// 256 KiB to 16 MiB packed bytes with Threads 1 and Threads 2: the
+// crossover, where Threads 2 first beats Threads 1, is the measurement
+// behind ParallelMin. Run with
+//
+//	go test -run '^$' -bench ParallelThreshold -count 3 .
+func BenchmarkParallelThreshold(b *testing.B) {
+	dbl := datatype.Of(datatype.Double)
+	for _, packed := range []int64{256 << 10, 1 << 20, 4 << 20, 16 << 20} {
+		ty, err := datatype.Vector(packed/128, 16, 32, dbl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src, dst := make([]byte, 2*packed), make([]byte, packed)
+		for _, threads := range []int{1, 2} {
+			c, err := CommitWith(ty, Options{Threads: threads})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.Pack(dst, src, 0, 1); err != nil { // page faults, native code: not measured
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("%dKiB/threads=%d", packed>>10, threads), func(b *testing.B) {
+				b.SetBytes(packed)
+				for b.Loop() {
+					if _, err := c.Pack(dst, src, 0, 1); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

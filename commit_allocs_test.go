@@ -15,9 +15,10 @@ import (
 // TestCommitAllocs bounds what committing a type of 4096 random blocks
 // (the anchors' L6 layout) allocates: the committed type with its program
 // and the program's node, nothing of the lists' size and nothing for the
-// compiler's attempts that fail. Issue 20's L6 regression was 3 more
-// allocations (the segmenter and its growing slice, 3.3 KB), paid in page
-// faults by the harness's create+commit cycles.
+// compiler's attempts that fail. The L6 commit regression of issue 20 was
+// three allocations of such an attempt (the segmenter and its growing
+// slice: 2.4 KB before, 3.3 KB once segments grew), paid in page faults by
+// the harness's create+commit cycles (bench/RESULTS.md §14).
 func TestCommitAllocs(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 4096))
 	bls, ds := make([]int64, 4096), make([]int64, 4096)

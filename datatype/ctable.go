@@ -2,6 +2,8 @@ package datatype
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -464,4 +466,49 @@ func rebuild(c Contents) (*Type, error) {
 		}
 	}
 	return k.build(&a)
+}
+
+// Takes reports whether c takes a parameter named name.
+func (c *Constructor) Takes(name string) bool {
+	for _, p := range c.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Strided returns the layout of a type of ShapeStrided: count blocks of
+// blocklength instances of its old type, strideBytes apart (a constructor
+// without a block length, contiguous, is one block of its count
+// instances). ok is false for other shapes.
+func (t *Type) Strided() (count, blocklength, strideBytes int64, ok bool) {
+	k := t.combiner.Constructor()
+	if k == nil || k.Shape != ShapeStrided {
+		return 0, 0, 0, false
+	}
+	count, blocklength, strideBytes = t.count, t.blocklength, t.stride
+	if !k.Takes("blocklength") { // contiguous: one block of count instances
+		return 1, count, 0, true
+	}
+	if k.Scaled {
+		hi, lo := bits.Mul64(uint64(max(strideBytes, -strideBytes)), uint64(max(t.types[0].Extent(), -t.types[0].Extent())))
+		if hi != 0 || lo > math.MaxInt64 {
+			// only when count <= 1 (the constructor checked the span of
+			// more): the stride places nothing
+			return count, blocklength, 0, true
+		}
+		strideBytes *= t.types[0].Extent()
+	}
+	return count, blocklength, strideBytes, true
+}
+
+// BlockUnit is the number of bytes one unit of the displacements that Args
+// (or Lists) reports for t stands for: the old type's extent for indexed
+// and indexed_block, 1 for byte displacements and every other type.
+func (t *Type) BlockUnit() int64 {
+	if k := t.combiner.Constructor(); k != nil && k.Shape == ShapeBlocks && k.Scaled {
+		return t.types[0].Extent()
+	}
+	return 1
 }

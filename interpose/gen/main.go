@@ -162,6 +162,13 @@ func puts(b *bytes.Buffer, fn string, specs []string) {
 func main() {
 	out := flag.String("o", "lib/zconstruct.c", "output file")
 	flag.Parse()
+	if err := os.WriteFile(*out, Generate(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Generate returns the text of zconstruct.c.
+func Generate() []byte {
 	var b bytes.Buffer
 	b.WriteString(`//go:build ddtinterpose
 
@@ -172,6 +179,11 @@ func main() {
 #include "shim.h"
 
 `)
+	b.WriteString("// Combiners as the Go side numbers them (package datatype's Combiner).\nenum {\n")
+	for _, k := range datatype.Constructors() {
+		fmt.Fprintf(&b, "\tDDT_%s = %d,\n", strings.ToUpper(k.Name), k.Combiner)
+	}
+	b.WriteString("};\n\n")
 	for _, c := range table() {
 		if c.deprecated {
 			fmt.Fprintf(&b, "#undef MPI_%s\n#undef PMPI_%s\nint PMPI_%s(%s, MPI_Datatype *newtype);\n", c.name, c.name, c.name, c.params)
@@ -193,7 +205,5 @@ func main() {
 		}
 		b.WriteString("\n")
 	}
-	if err := os.WriteFile(*out, bytes.TrimRight(b.Bytes(), "\n"), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	return bytes.TrimRight(b.Bytes(), "\n")
 }

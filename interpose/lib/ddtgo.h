@@ -18,10 +18,4 @@ typedef struct {
 	int64_t max;
 } ddt_native;
 
-// Combiners as the Go side numbers them (package datatype's Combiner).
-enum {
-	DDT_DUP = 1, DDT_CONTIGUOUS, DDT_VECTOR, DDT_HVECTOR, DDT_INDEXED,
-	DDT_HINDEXED, DDT_INDEXED_BLOCK, DDT_HINDEXED_BLOCK, DDT_STRUCT,
-	DDT_SUBARRAY, DDT_DARRAY, DDT_RESIZED
-};
 #endif

@@ -30,6 +30,9 @@ type Options struct {
 	// Constructors, if not empty, restricts the derived types to these
 	// combiners (predefined leaves are always allowed).
 	Constructors []datatype.Combiner
+	// Leaves, if not empty, are the predefined types to draw leaves from
+	// (a few, as real programs use, make signatures repeat).
+	Leaves []*datatype.Type
 }
 
 func (o Options) withDefaults() Options {
@@ -103,6 +106,9 @@ func Random(r *rand.Rand, opts Options) *datatype.Type {
 func Leaf(r *rand.Rand) *datatype.Type { return predefined[r.IntN(len(predefined))] }
 
 func (g *gen) leaf() *datatype.Type {
+	if len(g.o.Leaves) > 0 {
+		return g.o.Leaves[g.r.IntN(len(g.o.Leaves))]
+	}
 	// basic types more often than pair types; a few favourites more often
 	switch g.r.IntN(4) {
 	case 0:

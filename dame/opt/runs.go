@@ -237,7 +237,6 @@ func (g *segment) repeats(c segment) bool {
 // segment's next run would; another run opens a segment.
 func (z *builder) leafSegments(a datatype.Args, scale, off, size int64) (*dame.Node, int64, bool) {
 	s := segmenter{limit: 4 + len(a.Displacements)/256}
-	s.segs = s.buf[:0]
 	disps, bls, bl := a.Displacements, a.Blocklengths, a.Blocklength
 	if bls == nil && bl > 0 {
 		// Blocks of one length (block-indexed types): the same walk with
@@ -407,14 +406,39 @@ func (z *builder) byteRuns(ds, ls []int64) (*dame.Node, int64) {
 // leafSegments). A run continues the open segment if that has one run (the
 // stride is set by the second) or if it starts where the segment's next
 // run would; another run opens a segment.
+//
+// The first closed segments live in buf, inside the segmenter, which the
+// callers keep on their stack: lists of up to 7,679 blocks (limit at most
+// len(buf)+1) allocate nothing until they succeed, and a random list (L6's
+// 4096 blocks) gives up with no allocation at all. (A slice into buf would
+// point into the segmenter and move it to the heap.)
 type segmenter struct {
-	buf   [8]segment
-	segs  []segment // the closed segments
-	cur   segment   // the open one; count 0 before the first run
+	buf   [32]segment // the first closed segments
+	more  []segment   // the closed segments after buf's
+	n     int         // closed segments, in buf and more
+	cur   segment     // the open one; count 0 before the first run
 	limit int
 	// pend is the last run, held back while the next one may touch it
 	pend    segment
 	hasPend bool
+}
+
+// at returns closed segment i.
+func (s *segmenter) at(i int) *segment {
+	if i < len(s.buf) {
+		return &s.buf[i]
+	}
+	return &s.more[i-len(s.buf)]
+}
+
+// push closes segment c.
+func (s *segmenter) push(c segment) {
+	if s.n < len(s.buf) {
+		s.buf[s.n] = c
+	} else {
+		s.more = append(s.more, c)
+	}
+	s.n++
 }
 
 // continues reports whether the run of L bytes at d continues the open
@@ -434,12 +458,12 @@ func (s *segmenter) add(d, L int64) bool {
 		s.cur.next += s.cur.stride
 	default:
 		if s.cur.count > 0 {
-			if k := len(s.segs) - 1; k >= 0 && s.segs[k].repeats(s.cur) {
+			if s.n > 0 && s.at(s.n-1).repeats(s.cur) {
 				// one more segment of the last one's shape, at its gap
-			} else if len(s.segs)+1 == s.limit {
+			} else if s.n+1 == s.limit {
 				return false
 			} else {
-				s.segs = append(s.segs, s.cur)
+				s.push(s.cur)
 			}
 		}
 		s.cur = segment{disp: d, L: L, count: 1, next: d}
@@ -495,15 +519,15 @@ func (s *segmenter) node(z *builder) (*dame.Node, int64, bool) {
 	if s.cur.count == 0 {
 		return nil, 0, false
 	}
-	segs := s.segs
-	if k := len(segs) - 1; k < 0 || !segs[k].repeats(s.cur) {
-		segs = append(segs, s.cur)
+	if s.n == 0 || !s.at(s.n-1).repeats(s.cur) {
+		s.push(s.cur)
 	}
-	if len(segs) == 1 {
-		return segs[0].node(z), segs[0].disp, true
+	if s.n == 1 {
+		return s.buf[0].node(z), s.buf[0].disp, true
 	}
-	ds, bls1, kids := make([]int64, len(segs)), make([]int64, len(segs)), make([]*dame.Node, len(segs))
-	for i, sg := range segs {
+	ds, bls1, kids := make([]int64, s.n), make([]int64, s.n), make([]*dame.Node, s.n)
+	for i := range s.n {
+		sg := s.at(i)
 		ds[i], bls1[i], kids[i] = sg.disp, 1, sg.node(z)
 	}
 	b := blockList{disps: ds, bls: bls1, kids: kids}
@@ -519,7 +543,6 @@ func (s *segmenter) node(z *builder) (*dame.Node, int64, bool) {
 // (bls nil). It reports false as leafSegments does.
 func (z *builder) runSegments(bls, ds []datatype.Run, bl, n int64, scale, off, size int64) (*dame.Node, int64, bool) {
 	s := segmenter{limit: 4 + int(n/256)}
-	s.segs = s.buf[:0]
 	bi, di := 0, 0
 	var bdone, ddone int64 // blocks of runs bls[bi] and ds[di] already taken
 	for di < len(ds) {

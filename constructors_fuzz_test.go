@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,55 +57,59 @@ func (r *ctorReader) ints(n int) []int64 {
 	return xs
 }
 
-var fuzzOps = []datatype.Combiner{
-	datatype.CombinerContiguous, datatype.CombinerVector, datatype.CombinerHVector,
-	datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock,
-	datatype.CombinerHIndexedBlock, datatype.CombinerStruct, datatype.CombinerSubarray,
-	datatype.CombinerDarray, datatype.CombinerResized, datatype.CombinerDup,
-}
+// fuzzOps are the constructors the fuzzer calls: every one of the table,
+// in an order the seed corpus's encoding assumes.
+var fuzzOps = func() []datatype.Combiner {
+	ops := []datatype.Combiner{
+		datatype.CombinerContiguous, datatype.CombinerVector, datatype.CombinerHVector,
+		datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock,
+		datatype.CombinerHIndexedBlock, datatype.CombinerStruct, datatype.CombinerSubarray,
+		datatype.CombinerDarray, datatype.CombinerResized, datatype.CombinerDup,
+	}
+	for _, k := range datatype.Constructors() {
+		if !slices.Contains(ops, k.Combiner) {
+			ops = append(ops, k.Combiner)
+		}
+	}
+	return ops
+}()
 
-// build calls the constructor op with arguments read from r over types
-// from pool.
+// build calls the constructor op through the constructor table, with
+// arguments read from r in the table's order over types from pool: a list
+// length first (1 to 3 for constructors whose count is an int ndims, 0 to
+// 4 otherwise), then each argument by its kind. Orders and distributions
+// are read as small numbers that include invalid ones.
 func (r *ctorReader) build(op datatype.Combiner, pool []*datatype.Type) (*datatype.Type, error) {
+	k := op.Constructor()
 	old := func() *datatype.Type { return pool[int(r.byte())%len(pool)] }
 	n := int(r.byte() % 5)
-	switch op {
-	case datatype.CombinerContiguous:
-		return datatype.Contiguous(r.int64(), old())
-	case datatype.CombinerVector:
-		return datatype.Vector(r.int64(), r.int64(), r.int64(), old())
-	case datatype.CombinerHVector:
-		return datatype.HVector(r.int64(), r.int64(), r.int64(), old())
-	case datatype.CombinerIndexed:
-		return datatype.Indexed(r.ints(n), r.ints(n), old())
-	case datatype.CombinerHIndexed:
-		return datatype.HIndexed(r.ints(n), r.ints(n), old())
-	case datatype.CombinerIndexedBlock:
-		return datatype.IndexedBlock(r.int64(), r.ints(n), old())
-	case datatype.CombinerHIndexedBlock:
-		return datatype.HIndexedBlock(r.int64(), r.ints(n), old())
-	case datatype.CombinerStruct:
-		bls, ds := r.ints(n), r.ints(n)
-		ts := make([]*datatype.Type, n)
-		for i := range ts {
-			ts[i] = old()
-		}
-		return datatype.Struct(bls, ds, ts)
-	case datatype.CombinerSubarray:
+	if k.Count.Kind == datatype.ArgInt && k.Count.Name != "" {
 		n = 1 + n%3
-		return datatype.Subarray(r.ints(n), r.ints(n), r.ints(n), datatype.Order(r.byte()%3), old())
-	case datatype.CombinerDarray:
-		n = 1 + n%3
-		size, rank := r.int64(), r.int64()
-		ds := make([]datatype.Distrib, n)
-		for i := range ds {
-			ds[i] = datatype.Distrib(r.byte() % 4)
-		}
-		return datatype.Darray(size, rank, r.ints(n), ds, r.ints(n), r.ints(n), datatype.Order(r.byte()%3), old())
-	case datatype.CombinerResized:
-		return datatype.Resized(old(), r.int64(), r.int64())
 	}
-	return datatype.Dup(old())
+	var a datatype.Args
+	for _, p := range k.Params {
+		switch p.Kind {
+		case datatype.ArgCount, datatype.ArgInt, datatype.ArgAint:
+			a.SetInt(p, r.int64())
+		case datatype.ArgCounts, datatype.ArgInts, datatype.ArgAints, datatype.ArgDargs:
+			a.SetInts(p, r.ints(n))
+		case datatype.ArgDistribs:
+			a.Distribs = make([]datatype.Distrib, n)
+			for i := range a.Distribs {
+				a.Distribs[i] = datatype.Distrib(r.byte() % 4)
+			}
+		case datatype.ArgOrder:
+			a.Order = datatype.Order(r.byte() % 3)
+		case datatype.ArgType:
+			a.Types = []*datatype.Type{old()}
+		case datatype.ArgTypes:
+			a.Types = make([]*datatype.Type, n)
+			for i := range a.Types {
+				a.Types[i] = old()
+			}
+		}
+	}
+	return k.Build(a)
 }
 
 // FuzzConstructors (seed corpus in testdata/fuzz/FuzzConstructors: the

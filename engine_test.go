@@ -8,106 +8,18 @@ import (
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/typegen"
 	"github.com/ddtlab/ddt/sig"
 )
 
-// randType builds a random type of at most depth levels with small counts,
-// covering every constructor, negative strides and displacements, resized
-// extents and overlapping blocks.
+// randType returns a random type of at most depth levels from the
+// project's one generator (internal/typegen), small enough for the engine
+// comparisons: a predefined type for depth 0.
 func randType(r *rand.Rand, depth int) *datatype.Type {
-	basics := []*datatype.Type{datatype.Of(datatype.Char), datatype.Of(datatype.Short), datatype.Of(datatype.Int),
-		datatype.Of(datatype.Double), datatype.Of(datatype.LongDouble), datatype.ShortInt, datatype.DoubleInt}
-	if depth == 0 || r.IntN(5) == 0 {
-		return basics[r.IntN(len(basics))]
+	if depth <= 0 {
+		return typegen.Leaf(r)
 	}
-	old := randType(r, depth-1)
-	n := r.Int64N(4) + 1
-	var t *datatype.Type
-	var err error
-	disps := func(k int64, scale int64) []int64 {
-		ds := make([]int64, k)
-		pos := int64(r.IntN(3)) - 1
-		for i := range ds {
-			if r.IntN(6) == 0 {
-				ds[i] = r.Int64N(8) - 2 // out of order, maybe overlapping
-			} else {
-				ds[i] = pos
-			}
-			pos += r.Int64N(3) + 1
-		}
-		for i := range ds {
-			ds[i] *= scale
-		}
-		return ds
-	}
-	bls := func(k int64) []int64 {
-		b := make([]int64, k)
-		for i := range b {
-			b[i] = r.Int64N(3)
-			if r.IntN(4) != 0 {
-				b[i]++
-			}
-		}
-		return b
-	}
-	ext := old.Extent()
-	if ext == 0 {
-		ext = 1
-	}
-	switch r.IntN(11) {
-	case 0:
-		t, err = datatype.Contiguous(n, old)
-	case 1:
-		bl := r.Int64N(3) + 1
-		st := bl + r.Int64N(3) - 1
-		if r.IntN(5) == 0 {
-			st = -st
-		}
-		t, err = datatype.Vector(n, bl, st, old)
-	case 2:
-		bl := r.Int64N(2) + 1
-		t, err = datatype.HVector(n, bl, bl*ext+r.Int64N(9)-2, old)
-	case 3:
-		t, err = datatype.Indexed(bls(n), disps(n, 2), old)
-	case 4:
-		t, err = datatype.HIndexed(bls(n), disps(n, ext), old)
-	case 5:
-		t, err = datatype.IndexedBlock(r.Int64N(2)+1, disps(n, 2), old)
-	case 6:
-		t, err = datatype.HIndexedBlock(r.Int64N(2)+1, disps(n, ext), old)
-	case 7:
-		k := r.Int64N(3) + 1
-		ts := make([]*datatype.Type, k)
-		for i := range ts {
-			if r.IntN(2) == 0 {
-				ts[i] = old
-			} else {
-				ts[i] = randType(r, depth-1)
-			}
-		}
-		ds := disps(k, 1)
-		pos := int64(0)
-		for i := range ds {
-			if r.IntN(3) != 0 {
-				ds[i] = pos
-			}
-			pos += ts[i].Extent() * 2
-		}
-		t, err = datatype.Struct(bls(k), ds, ts)
-	case 8:
-		t, err = datatype.Resized(old, r.Int64N(5)-2, old.Extent()+r.Int64N(9)-2)
-	case 9:
-		sz := []int64{r.Int64N(3) + 2, r.Int64N(3) + 2}
-		sub := []int64{r.Int64N(sz[0]) + 1, r.Int64N(sz[1]) + 1}
-		st := []int64{r.Int64N(sz[0] - sub[0] + 1), r.Int64N(sz[1] - sub[1] + 1)}
-		t, err = datatype.Subarray(sz, sub, st, datatype.Order(r.IntN(2)), old)
-	default:
-		t, err = datatype.Dup(old)
-	}
-	if err != nil {
-		return old
-	}
-	return t
+	return typegen.Random(r, typegen.Options{MaxDepth: depth, MaxElements: 512, MaxExtent: 1 << 14})
 }
 
 var fastEngines = []Engine{Interpreter, Compiled, Auto} // Auto: native code when the JIT applies

@@ -25,53 +25,8 @@ func (t *Type) Envelope() (ints, addrs, types int, c Combiner) {
 // Contents is MPI_Type_get_contents: exactly the arguments t was built with,
 // even when an engine later optimizes t. It is empty for predefined types.
 func (t *Type) Contents() Contents {
-	bls, displs := t.lists()
-	c := Contents{Combiner: t.combiner}
-	switch t.combiner {
-	case CombinerNamed:
-		return c
-	case CombinerDup:
-	case CombinerContiguous:
-		c.Ints = []int64{t.count}
-	case CombinerVector:
-		c.Ints = []int64{t.count, t.blocklength, t.stride}
-	case CombinerHVector:
-		c.Ints = []int64{t.count, t.blocklength}
-		c.Addrs = []int64{t.stride}
-	case CombinerIndexed:
-		c.Ints = append(append([]int64{int64(len(bls))}, bls...), displs...)
-	case CombinerHIndexed:
-		c.Ints = append([]int64{int64(len(bls))}, bls...)
-		c.Addrs = slices.Clone(displs)
-	case CombinerIndexedBlock:
-		c.Ints = append([]int64{int64(len(displs)), t.blocklength}, displs...)
-	case CombinerHIndexedBlock:
-		c.Ints = []int64{int64(len(displs)), t.blocklength}
-		c.Addrs = slices.Clone(displs)
-	case CombinerStruct:
-		c.Ints = append([]int64{int64(len(bls))}, bls...)
-		c.Addrs = slices.Clone(displs)
-	case CombinerSubarray:
-		x := t.ex()
-		c.Ints = []int64{int64(len(x.sizes))}
-		c.Ints = append(c.Ints, x.sizes...)
-		c.Ints = append(c.Ints, x.subsizes...)
-		c.Ints = append(c.Ints, x.starts...)
-		c.Ints = append(c.Ints, int64(t.order))
-	case CombinerDarray:
-		x := t.ex()
-		c.Ints = []int64{x.nprocs, x.rank, int64(len(x.gsizes))}
-		c.Ints = append(c.Ints, x.gsizes...)
-		for _, d := range x.distribs {
-			c.Ints = append(c.Ints, int64(d))
-		}
-		c.Ints = append(c.Ints, x.dargs...)
-		c.Ints = append(c.Ints, x.psizes...)
-		c.Ints = append(c.Ints, int64(t.order))
-	case CombinerResized:
-		c.Addrs = []int64{t.lbArg, t.extentArg}
-	}
-	c.Types = slices.Clone(t.types)
+	c := contents(t)
+	c.Ints, c.Addrs, c.Types = slices.Clone(c.Ints), slices.Clone(c.Addrs), slices.Clone(c.Types)
 	return c
 }
 
@@ -128,90 +83,7 @@ type Args struct {
 
 // Rebuild builds a new type from contents c, as a user would from
 // MPI_Type_get_contents; Rebuild(t.Contents()) equals t.
-func Rebuild(c Contents) (*Type, error) {
-	bad := func() (*Type, error) { return nil, argErr(c.Combiner, "malformed contents") }
-	one := func() (*Type, bool) {
-		if len(c.Types) != 1 {
-			return nil, false
-		}
-		return c.Types[0], true
-	}
-	old, ok := one()
-	switch c.Combiner {
-	case CombinerDup:
-		if !ok {
-			return bad()
-		}
-		return Dup(old)
-	case CombinerContiguous:
-		if !ok || len(c.Ints) != 1 {
-			return bad()
-		}
-		return Contiguous(c.Ints[0], old)
-	case CombinerVector:
-		if !ok || len(c.Ints) != 3 {
-			return bad()
-		}
-		return Vector(c.Ints[0], c.Ints[1], c.Ints[2], old)
-	case CombinerHVector:
-		if !ok || len(c.Ints) != 2 || len(c.Addrs) != 1 {
-			return bad()
-		}
-		return HVector(c.Ints[0], c.Ints[1], c.Addrs[0], old)
-	case CombinerIndexed:
-		if !ok || len(c.Ints) < 1 || int64(len(c.Ints)) != 1+2*c.Ints[0] {
-			return bad()
-		}
-		n := c.Ints[0]
-		return Indexed(c.Ints[1:1+n], c.Ints[1+n:], old)
-	case CombinerHIndexed:
-		if !ok || len(c.Ints) < 1 || int64(len(c.Ints)) != 1+c.Ints[0] || int64(len(c.Addrs)) != c.Ints[0] {
-			return bad()
-		}
-		return HIndexed(c.Ints[1:], c.Addrs, old)
-	case CombinerIndexedBlock:
-		if !ok || len(c.Ints) < 2 || int64(len(c.Ints)) != 2+c.Ints[0] {
-			return bad()
-		}
-		return IndexedBlock(c.Ints[1], c.Ints[2:], old)
-	case CombinerHIndexedBlock:
-		if !ok || len(c.Ints) != 2 || int64(len(c.Addrs)) != c.Ints[0] {
-			return bad()
-		}
-		return HIndexedBlock(c.Ints[1], c.Addrs, old)
-	case CombinerStruct:
-		if len(c.Ints) < 1 || int64(len(c.Ints)) != 1+c.Ints[0] || len(c.Addrs) != len(c.Types) || len(c.Types) != len(c.Ints)-1 {
-			return bad()
-		}
-		return Struct(c.Ints[1:], c.Addrs, c.Types)
-	case CombinerSubarray:
-		if !ok || len(c.Ints) < 1 || int64(len(c.Ints)) != 2+3*c.Ints[0] || c.Ints[0] < 0 {
-			return bad()
-		}
-		n := c.Ints[0]
-		return Subarray(c.Ints[1:1+n], c.Ints[1+n:1+2*n], c.Ints[1+2*n:1+3*n], Order(c.Ints[1+3*n]), old)
-	case CombinerDarray:
-		if !ok || len(c.Ints) < 3 || c.Ints[2] < 0 || int64(len(c.Ints)) != 4+4*c.Ints[2] {
-			return bad()
-		}
-		n := c.Ints[2]
-		g := c.Ints[3 : 3+n]
-		ds := make([]Distrib, n)
-		for i, v := range c.Ints[3+n : 3+2*n] {
-			if v < 0 || v > int64(DistributeNone) {
-				return bad()
-			}
-			ds[i] = Distrib(v)
-		}
-		return Darray(c.Ints[0], c.Ints[1], g, ds, c.Ints[3+2*n:3+3*n], c.Ints[3+3*n:3+4*n], Order(c.Ints[3+4*n]), old)
-	case CombinerResized:
-		if !ok || len(c.Addrs) != 2 {
-			return bad()
-		}
-		return Resized(old, c.Addrs[0], c.Addrs[1])
-	}
-	return bad()
-}
+func Rebuild(c Contents) (*Type, error) { return rebuild(c) }
 
 // Equal reports whether a and b were built the same way from equal
 // arguments (the same constructor tree), which implies equal layouts. It

@@ -25,13 +25,10 @@ const (
 	CombinerResized
 )
 
-var combinerNames = [...]string{"named", "dup", "contiguous", "vector", "hvector", "indexed",
-	"hindexed", "indexed_block", "hindexed_block", "struct", "subarray", "darray", "resized"}
-
 // String is the combiner's .ddt constructor name ("named" for predefined types).
 func (c Combiner) String() string {
-	if int(c) < len(combinerNames) {
-		return combinerNames[c]
+	if int(c) < len(constructors) {
+		return constructors[c].Name
 	}
 	return fmt.Sprintf("Combiner(%d)", c)
 }

@@ -418,16 +418,12 @@ func naturalWidth(t *datatype.Type) (row, planeRows int64, ok bool) {
 			}
 			rec(a.Types[0], depth+1)
 			return
-		case datatype.CombinerVector, datatype.CombinerHVector:
-			s := a.Stride
-			if t.Combiner() == datatype.CombinerVector {
-				s *= a.Types[0].Extent()
-			}
-			if a.Count > 1 && s > 0 && depth > best {
+		default:
+			if n, _, s, ok := t.Strided(); ok && n > 1 && s > 0 && depth > best {
 				best, row, planeRows = depth, s, 0
 			}
 		}
-		if l := t.Lower(); l != nil && t.Combiner() == datatype.CombinerDup {
+		if l := t.Lower(); l != nil && t.Combiner().Shape() == datatype.ShapeLowered {
 			rec(l, depth+1)
 			return
 		}
@@ -457,12 +453,8 @@ func outerPlane(t *datatype.Type, row int64) int64 {
 		}
 		seen[t] = true
 		a := t.Args()
-		if c := t.Combiner(); c == datatype.CombinerVector || c == datatype.CombinerHVector {
-			s := a.Stride
-			if c == datatype.CombinerVector {
-				s *= a.Types[0].Extent()
-			}
-			if a.Count > 1 && s > row && s%row == 0 {
+		if n, _, s, ok := t.Strided(); ok {
+			if n > 1 && s > row && s%row == 0 {
 				pl = s / row
 				return
 			}
@@ -564,14 +556,13 @@ func (w *walker) cost(t *datatype.Type) int64 {
 	case t.Lower() != nil:
 		c = satAdd(1, w.cost(t.Lower()))
 	default:
-		switch t.Combiner() {
-		case datatype.CombinerResized:
+		switch t.Combiner().Shape() {
+		case datatype.ShapeResized:
 			c = satAdd(1, w.cost(a.Types[0]))
-		case datatype.CombinerContiguous:
-			c = satAdd(1, satMul(a.Count, w.cost(a.Types[0])))
-		case datatype.CombinerVector, datatype.CombinerHVector:
-			c = satAdd(1, satMul(satMul(a.Count, a.Blocklength), w.cost(a.Types[0])))
-		case datatype.CombinerStruct:
+		case datatype.ShapeStrided:
+			n, bl, _, _ := t.Strided()
+			c = satAdd(1, satMul(satMul(n, bl), w.cost(a.Types[0])))
+		case datatype.ShapeStruct:
 			for i, bl := range a.Blocklengths {
 				c = satAdd(c, satMul(bl, w.cost(a.Types[i])))
 			}
@@ -626,7 +617,7 @@ func (w *walker) kind(t *datatype.Type) Kind {
 	default:
 		a := t.Args()
 		for i, c := range a.Types {
-			if a.Blocklengths != nil && i < len(a.Blocklengths) && a.Blocklengths[i] == 0 && t.Combiner() == datatype.CombinerStruct {
+			if a.Blocklengths != nil && i < len(a.Blocklengths) && a.Blocklengths[i] == 0 && t.Combiner().Shape() == datatype.ShapeStruct {
 				continue
 			}
 			if ck := w.kind(c); ck != Empty {
@@ -706,8 +697,8 @@ func (w *walker) visit(t *datatype.Type, base int64, weight float64) {
 		}
 	}()
 	a := t.Args()
-	switch t.Combiner() {
-	case datatype.CombinerNamed:
+	switch t.Combiner().Shape() {
+	case datatype.ShapeNamed:
 		if b, ok := t.Basic(); ok {
 			w.run(base, b.Size(), b, weight)
 			return
@@ -716,27 +707,24 @@ func (w *walker) visit(t *datatype.Type, base int64, weight float64) {
 			w.run(base+d, b.Size(), b, weight)
 			return true
 		})
-	case datatype.CombinerDup, datatype.CombinerSubarray, datatype.CombinerDarray:
+	case datatype.ShapeLowered:
 		w.visit(t.Lower(), base, weight)
-	case datatype.CombinerResized:
+	case datatype.ShapeResized:
 		w.visit(a.Types[0], base, weight)
-	case datatype.CombinerContiguous:
+	case datatype.ShapeStrided:
 		old := a.Types[0]
-		w.rep(old, base, a.Count, old.Extent(), weight)
-	case datatype.CombinerVector, datatype.CombinerHVector:
-		old := a.Types[0]
-		sb := a.Stride
-		if t.Combiner() == datatype.CombinerVector {
-			sb *= old.Extent()
+		count, blk, sb, _ := t.Strided()
+		if count == 1 {
+			w.rep(old, base, blk, old.Extent(), weight)
+			return
 		}
-		if s := w.samples(old, a.Count, sb, weight); a.Count > 1 && absI(sb) < p.CellBytes && p.CellBytes > 1 || s < a.Count {
+		if s := w.samples(old, count, sb, weight); count > 1 && absI(sb) < p.CellBytes && p.CellBytes > 1 || s < count {
 			// Sample the blocks as instances of one block.
-			blk := a.Blocklength
-			if s < a.Count && absI(sb) >= p.CellBytes {
+			if s < count && absI(sb) >= p.CellBytes {
 				w.sampled = true
-				wt := weight * float64(a.Count) / float64(s)
+				wt := weight * float64(count) / float64(s)
 				for j := int64(0); j < s && w.budget > 0; j++ {
-					i := j * a.Count / s
+					i := j * count / s
 					w.rep(old, base+i*sb, blk, old.Extent(), wt)
 				}
 				return
@@ -744,15 +732,12 @@ func (w *walker) visit(t *datatype.Type, base int64, weight float64) {
 			w.spread(base+t.TrueLB(), base+t.TrueUB(), total, w.kind(t))
 			return
 		}
-		for i := int64(0); i < a.Count && w.budget > 0; i++ {
-			w.rep(old, base+i*sb, a.Blocklength, old.Extent(), weight)
+		for i := int64(0); i < count && w.budget > 0; i++ {
+			w.rep(old, base+i*sb, blk, old.Extent(), weight)
 		}
-	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
+	case datatype.ShapeBlocks:
 		old := a.Types[0]
-		scale := int64(1)
-		if c := t.Combiner(); c == datatype.CombinerIndexed || c == datatype.CombinerIndexedBlock {
-			scale = old.Extent()
-		}
+		scale := t.BlockUnit()
 		for i, d := range a.Displacements {
 			if w.budget <= 0 {
 				return
@@ -763,7 +748,7 @@ func (w *walker) visit(t *datatype.Type, base int64, weight float64) {
 			}
 			w.rep(old, base+d*scale, bl, old.Extent(), weight)
 		}
-	case datatype.CombinerStruct:
+	case datatype.ShapeStruct:
 		for i, d := range a.Displacements {
 			if w.budget <= 0 {
 				return

@@ -99,7 +99,7 @@ func build(t *datatype.Type, memo map[*datatype.Type]*node) *node {
 			})
 			s = seq(kids, 1)
 		}
-	case t.Combiner() == datatype.CombinerStruct:
+	case t.Combiner().Shape() == datatype.ShapeStruct:
 		a := t.Args()
 		kids := make([]*node, len(a.Types))
 		for i, old := range a.Types {

@@ -150,25 +150,6 @@ func (e *cExporter) array(ctype, what string, vals []string) string {
 	return v
 }
 
-func (e *cExporter) intArray(u *datatype.Type, what string, vals []int64) (string, error) {
-	s := make([]string, len(vals))
-	for i, v := range vals {
-		var err error
-		if s[i], err = e.intArg(u, fmt.Sprintf("%s[%d]", what, i), v); err != nil {
-			return "", err
-		}
-	}
-	return e.array("int", what, s), nil
-}
-
-func (e *cExporter) aintArray(what string, vals []int64) string {
-	s := make([]string, len(vals))
-	for i, v := range vals {
-		s[i] = aint(v)
-	}
-	return e.array("MPI_Aint", what, s)
-}
-
 // aint is an MPI_Aint constant; the most negative 64-bit value has no
 // literal in C.
 func aint(v int64) string {
@@ -182,99 +163,63 @@ func aint(v int64) string {
 }
 
 func (e *cExporter) call(u *datatype.Type) error {
-	a := u.Args()
-	out := "&" + e.vars[u]
-	var old string
-	if len(a.Types) > 0 {
-		old = e.ref(a.Types[0])
-	}
-	var args []string
-	add := func(s ...string) { args = append(args, s...) }
-	var fn string
-	var err error
-	i := func(what string, v int64) string {
-		if err != nil {
-			return ""
-		}
-		var s string
-		s, err = e.intArg(u, what, v)
-		return s
-	}
-	ia := func(what string, v []int64) string {
-		if err != nil {
-			return ""
-		}
-		var s string
-		s, err = e.intArray(u, what, v)
-		return s
-	}
-	switch u.Combiner() {
-	case datatype.CombinerContiguous:
-		fn = "MPI_Type_contiguous"
-		add(i("count", a.Count), old)
-	case datatype.CombinerVector:
-		fn = "MPI_Type_vector"
-		add(i("count", a.Count), i("blocklength", a.Blocklength), i("stride", a.Stride), old)
-	case datatype.CombinerHVector:
-		fn = "MPI_Type_create_hvector"
-		add(i("count", a.Count), i("blocklength", a.Blocklength), aint(a.Stride), old)
-	case datatype.CombinerIndexed:
-		fn = "MPI_Type_indexed"
-		add(i("count", int64(len(a.Blocklengths))), ia("bl", a.Blocklengths), ia("disp", a.Displacements), old)
-	case datatype.CombinerHIndexed:
-		fn = "MPI_Type_create_hindexed"
-		n, bl := i("count", int64(len(a.Blocklengths))), ia("bl", a.Blocklengths)
-		add(n, bl, e.aintArray("disp", a.Displacements), old)
-	case datatype.CombinerIndexedBlock:
-		fn = "MPI_Type_create_indexed_block"
-		add(i("count", int64(len(a.Displacements))), i("blocklength", a.Blocklength), ia("disp", a.Displacements), old)
-	case datatype.CombinerHIndexedBlock:
-		fn = "MPI_Type_create_hindexed_block"
-		add(i("count", int64(len(a.Displacements))), i("blocklength", a.Blocklength), e.aintArray("disp", a.Displacements), old)
-	case datatype.CombinerStruct:
-		fn = "MPI_Type_create_struct"
-		n, bl := i("count", int64(len(a.Blocklengths))), ia("bl", a.Blocklengths)
-		ts := make([]string, len(a.Types))
-		for k, t := range a.Types {
-			ts[k] = e.ref(t)
-		}
-		add(n, bl, e.aintArray("disp", a.Displacements), e.array("MPI_Datatype", "types", ts))
-	case datatype.CombinerSubarray:
-		fn = "MPI_Type_create_subarray"
-		add(i("ndims", int64(len(a.Sizes))), ia("sizes", a.Sizes), ia("subsizes", a.Subsizes), ia("starts", a.Starts),
-			cOrder(a.Order), old)
-	case datatype.CombinerDarray:
-		fn = "MPI_Type_create_darray"
-		ds := make([]string, len(a.Distribs))
-		for k, d := range a.Distribs {
-			ds[k] = "MPI_DISTRIBUTE_" + strings.ToUpper(d.String())
-		}
-		dargs := make([]string, len(a.Dargs))
-		for k, d := range a.Dargs {
-			if d == datatype.DefaultDarg {
-				dargs[k] = "MPI_DISTRIBUTE_DFLT_DARG"
-			} else {
-				dargs[k] = i(fmt.Sprintf("dargs[%d]", k), d)
-			}
-		}
-		add(i("size", a.Size), i("rank", a.Rank), i("ndims", int64(len(a.Gsizes))), ia("gsizes", a.Gsizes),
-			e.array("int", "distribs", ds), e.array("int", "dargs", dargs), ia("psizes", a.Psizes), cOrder(a.Order), old)
-	case datatype.CombinerResized:
-		fn = "MPI_Type_create_resized"
-		add(old, aint(a.LB), aint(a.Extent))
-	case datatype.CombinerDup:
-		fn = "MPI_Type_dup"
-		add(old)
-	default:
+	k := u.Combiner().Constructor()
+	if k == nil || k.C == "" {
 		return fmt.Errorf("export C: unsupported combiner %s", u.Combiner())
 	}
-	if err != nil {
-		return err
+	w := &cArgs{e: e, u: u}
+	args := callArgs(u, k, k.CParams(), w)
+	if w.err != nil {
+		return w.err
 	}
-	add(out)
-	fmt.Fprintf(&e.b, "    %s(%s);\n", fn, strings.Join(args, ", "))
+	fmt.Fprintf(&e.b, "    %s(%s, &%s);\n", k.C, strings.Join(args, ", "), e.vars[u])
 	return nil
 }
+
+// cArgs writes the arguments of one C call; the first error stays.
+type cArgs struct {
+	e   *cExporter
+	u   *datatype.Type
+	err error
+}
+
+func (w *cArgs) int(p datatype.Param, v int64) string {
+	s, err := w.e.intArg(w.u, p.Name, v)
+	if w.err == nil {
+		w.err = err
+	}
+	return s
+}
+
+func (w *cArgs) aint(v int64) string { return aint(v) }
+
+func (w *cArgs) ints(p datatype.Param, vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = w.int(datatype.Param{Name: fmt.Sprintf("%s[%d]", p.Name, i)}, v)
+	}
+	return w.e.array("int", p.Short, s)
+}
+
+func (w *cArgs) aints(p datatype.Param, vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = aint(v)
+	}
+	return w.e.array("MPI_Aint", p.Short, s)
+}
+
+func (w *cArgs) consts(p datatype.Param, vs []string) string {
+	return w.e.array("int", p.Short, mpiConst("MPI_", vs))
+}
+
+func (w *cArgs) types(p datatype.Param, vs []string) string {
+	return w.e.array("MPI_Datatype", p.Short, vs)
+}
+
+func (w *cArgs) order(o datatype.Order) string { return cOrder(o) }
+
+func (w *cArgs) ref(t *datatype.Type) string { return w.e.ref(t) }
 
 func cOrder(o datatype.Order) string {
 	if o == datatype.OrderFortran {

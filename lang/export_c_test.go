@@ -35,7 +35,7 @@ func TestExportCErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ExportC(ix, "x"); err == nil || !strings.Contains(err.Error(), "disp[0] = -2147483649 does not fit") {
+	if _, err := ExportC(ix, "x"); err == nil || !strings.Contains(err.Error(), "indexed displacements[0] = -2147483649 does not fit") {
 		t.Errorf("got %v", err)
 	}
 	for _, bad := range []string{"", "1x", "int", "a-b", "MPI_X", "x y"} {

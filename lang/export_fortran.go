@@ -177,92 +177,56 @@ func (e *fExporter) array(ftype, what string, vals []string) string {
 	return v
 }
 
-func (e *fExporter) ints(u *datatype.Type, what string, vals []int64) string {
-	s := make([]string, len(vals))
-	for i, v := range vals {
-		s[i] = e.int(u, fmt.Sprintf("%s[%d]", what, i), v)
-	}
-	return e.array("integer", what, s)
-}
-
-func (e *fExporter) addrs(what string, vals []int64) string {
-	s := make([]string, len(vals))
-	for i, v := range vals {
-		s[i] = addr(v)
-	}
-	return e.array("integer(kind=MPI_ADDRESS_KIND)", what, s)
-}
-
 func (e *fExporter) call(u *datatype.Type) error {
-	a := u.Args()
-	out := e.vars[u]
-	var old string
-	if len(a.Types) > 0 {
-		old = e.ref(a.Types[0])
-	}
-	n := func(what string, v int64) string { return e.int(u, what, v) }
-	var fn string
-	var args []string
-	switch u.Combiner() {
-	case datatype.CombinerContiguous:
-		fn, args = "MPI_Type_contiguous", []string{n("count", a.Count), old}
-	case datatype.CombinerVector:
-		fn, args = "MPI_Type_vector", []string{n("count", a.Count), n("blocklength", a.Blocklength), n("stride", a.Stride), old}
-	case datatype.CombinerHVector:
-		fn, args = "MPI_Type_create_hvector", []string{n("count", a.Count), n("blocklength", a.Blocklength), addr(a.Stride), old}
-	case datatype.CombinerIndexed:
-		fn = "MPI_Type_indexed"
-		args = []string{n("count", int64(len(a.Blocklengths))), e.ints(u, "bl", a.Blocklengths), e.ints(u, "disp", a.Displacements), old}
-	case datatype.CombinerHIndexed:
-		fn = "MPI_Type_create_hindexed"
-		args = []string{n("count", int64(len(a.Blocklengths))), e.ints(u, "bl", a.Blocklengths), e.addrs("disp", a.Displacements), old}
-	case datatype.CombinerIndexedBlock:
-		fn = "MPI_Type_create_indexed_block"
-		args = []string{n("count", int64(len(a.Displacements))), n("blocklength", a.Blocklength), e.ints(u, "disp", a.Displacements), old}
-	case datatype.CombinerHIndexedBlock:
-		fn = "MPI_Type_create_hindexed_block"
-		args = []string{n("count", int64(len(a.Displacements))), n("blocklength", a.Blocklength), e.addrs("disp", a.Displacements), old}
-	case datatype.CombinerStruct:
-		fn = "MPI_Type_create_struct"
-		ts := make([]string, len(a.Types))
-		for k, t := range a.Types {
-			ts[k] = e.ref(t)
-		}
-		args = []string{n("count", int64(len(a.Blocklengths))), e.ints(u, "bl", a.Blocklengths), e.addrs("disp", a.Displacements),
-			e.array("type(MPI_Datatype)", "types", ts)}
-	case datatype.CombinerSubarray:
-		fn = "MPI_Type_create_subarray"
-		args = []string{n("ndims", int64(len(a.Sizes))), e.ints(u, "sizes", a.Sizes), e.ints(u, "subsizes", a.Subsizes),
-			e.ints(u, "starts", a.Starts), cOrder(a.Order), old}
-	case datatype.CombinerDarray:
-		fn = "MPI_Type_create_darray"
-		ds := make([]string, len(a.Distribs))
-		for k, d := range a.Distribs {
-			ds[k] = "MPI_DISTRIBUTE_" + strings.ToUpper(d.String())
-		}
-		dargs := make([]string, len(a.Dargs))
-		for k, d := range a.Dargs {
-			if d == datatype.DefaultDarg {
-				dargs[k] = "MPI_DISTRIBUTE_DFLT_DARG"
-			} else {
-				dargs[k] = n(fmt.Sprintf("dargs[%d]", k), d)
-			}
-		}
-		args = []string{n("size", a.Size), n("rank", a.Rank), n("ndims", int64(len(a.Gsizes))), e.ints(u, "gsizes", a.Gsizes),
-			e.array("integer", "distribs", ds), e.array("integer", "dargs", dargs), e.ints(u, "psizes", a.Psizes), cOrder(a.Order), old}
-	case datatype.CombinerResized:
-		fn, args = "MPI_Type_create_resized", []string{old, addr(a.LB), addr(a.Extent)}
-	case datatype.CombinerDup:
-		fn, args = "MPI_Type_dup", []string{old}
-	default:
+	k := u.Combiner().Constructor()
+	if k == nil || k.C == "" {
 		return fmt.Errorf("export Fortran: unsupported combiner %s", u.Combiner())
 	}
+	args := callArgs(u, k, k.CParams(), fArgs{e, u})
 	if e.err != nil {
 		return e.err
 	}
-	e.stmt("call %s(%s, %s)", fn, strings.Join(args, ", "), out)
+	e.stmt("call %s(%s, %s)", k.C, strings.Join(args, ", "), e.vars[u])
 	return nil
 }
+
+// fArgs writes the arguments of one Fortran call; e keeps the first error.
+type fArgs struct {
+	e *fExporter
+	u *datatype.Type
+}
+
+func (w fArgs) int(p datatype.Param, v int64) string { return w.e.int(w.u, p.Name, v) }
+
+func (w fArgs) aint(v int64) string { return addr(v) }
+
+func (w fArgs) ints(p datatype.Param, vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = w.e.int(w.u, fmt.Sprintf("%s[%d]", p.Name, i), v)
+	}
+	return w.e.array("integer", p.Short, s)
+}
+
+func (w fArgs) aints(p datatype.Param, vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = addr(v)
+	}
+	return w.e.array("integer(kind=MPI_ADDRESS_KIND)", p.Short, s)
+}
+
+func (w fArgs) consts(p datatype.Param, vs []string) string {
+	return w.e.array("integer", p.Short, mpiConst("MPI_", vs))
+}
+
+func (w fArgs) types(p datatype.Param, vs []string) string {
+	return w.e.array("type(MPI_Datatype)", p.Short, vs)
+}
+
+func (w fArgs) order(o datatype.Order) string { return cOrder(o) }
+
+func (w fArgs) ref(t *datatype.Type) string { return w.e.ref(t) }
 
 var fortranKeywords = map[string]bool{"mpi_f08": true}
 

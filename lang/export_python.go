@@ -50,81 +50,23 @@ func ExportPython(t *datatype.Type, name string) (string, error) {
 		fmt.Fprintf(&b, "    %s = %s.Dup()\n", name, pyName(t))
 	}
 	for _, u := range order {
-		a := u.Args()
-		var old string
-		if len(a.Types) > 0 {
-			old = ref(a.Types[0])
-		}
-		var err error
-		n := func(what string, v int64) string {
-			if err == nil && (v < -1<<31 || v > 1<<31-1) {
-				err = fmt.Errorf("export Python: %s %s = %d does not fit in a C int", u.Combiner(), what, v)
-			}
-			return strconv.FormatInt(v, 10)
-		}
-		ns := func(what string, vs []int64) string {
-			s := make([]string, len(vs))
-			for i, v := range vs {
-				s[i] = n(fmt.Sprintf("%s[%d]", what, i), v)
-			}
-			return pyList(s)
-		}
-		addrs := func(vs []int64) string {
-			s := make([]string, len(vs))
-			for i, v := range vs {
-				s[i] = strconv.FormatInt(v, 10)
-			}
-			return pyList(s)
-		}
-		var call string
-		switch u.Combiner() {
-		case datatype.CombinerContiguous:
-			call = fmt.Sprintf("%s.Create_contiguous(%s)", old, n("count", a.Count))
-		case datatype.CombinerVector:
-			call = fmt.Sprintf("%s.Create_vector(%s, %s, %s)", old, n("count", a.Count), n("blocklength", a.Blocklength), n("stride", a.Stride))
-		case datatype.CombinerHVector:
-			call = fmt.Sprintf("%s.Create_hvector(%s, %s, %d)", old, n("count", a.Count), n("blocklength", a.Blocklength), a.Stride)
-		case datatype.CombinerIndexed:
-			call = fmt.Sprintf("%s.Create_indexed(%s, %s)", old, ns("blocklengths", a.Blocklengths), ns("displacements", a.Displacements))
-		case datatype.CombinerHIndexed:
-			call = fmt.Sprintf("%s.Create_hindexed(%s, %s)", old, ns("blocklengths", a.Blocklengths), addrs(a.Displacements))
-		case datatype.CombinerIndexedBlock:
-			call = fmt.Sprintf("%s.Create_indexed_block(%s, %s)", old, n("blocklength", a.Blocklength), ns("displacements", a.Displacements))
-		case datatype.CombinerHIndexedBlock:
-			call = fmt.Sprintf("%s.Create_hindexed_block(%s, %s)", old, n("blocklength", a.Blocklength), addrs(a.Displacements))
-		case datatype.CombinerStruct:
-			ts := make([]string, len(a.Types))
-			for k, t := range a.Types {
-				ts[k] = ref(t)
-			}
-			call = fmt.Sprintf("MPI.Datatype.Create_struct(%s, %s, %s)", ns("blocklengths", a.Blocklengths), addrs(a.Displacements), pyList(ts))
-		case datatype.CombinerSubarray:
-			call = fmt.Sprintf("%s.Create_subarray(%s, %s, %s, order=%s)", old, ns("sizes", a.Sizes), ns("subsizes", a.Subsizes),
-				ns("starts", a.Starts), pyOrder(a.Order))
-		case datatype.CombinerDarray:
-			ds := make([]string, len(a.Distribs))
-			for k, d := range a.Distribs {
-				ds[k] = "MPI.DISTRIBUTE_" + strings.ToUpper(d.String())
-			}
-			dargs := make([]string, len(a.Dargs))
-			for k, d := range a.Dargs {
-				if d == datatype.DefaultDarg {
-					dargs[k] = "MPI.DISTRIBUTE_DFLT_DARG"
-				} else {
-					dargs[k] = n(fmt.Sprintf("dargs[%d]", k), d)
-				}
-			}
-			call = fmt.Sprintf("%s.Create_darray(%s, %s, %s, %s, %s, %s, order=%s)", old, n("size", a.Size), n("rank", a.Rank),
-				ns("gsizes", a.Gsizes), pyList(ds), pyList(dargs), ns("psizes", a.Psizes), pyOrder(a.Order))
-		case datatype.CombinerResized:
-			call = fmt.Sprintf("%s.Create_resized(%d, %d)", old, a.LB, a.Extent)
-		case datatype.CombinerDup:
-			call = fmt.Sprintf("%s.Dup()", old)
-		default:
+		k := u.Combiner().Constructor()
+		if k == nil || k.Python == "" {
 			return "", fmt.Errorf("export Python: unsupported combiner %s", u.Combiner())
 		}
-		if err != nil {
-			return "", err
+		w := &pyArgs{u: u, name: ref}
+		var params []datatype.Param
+		recv := "MPI.Datatype" // a class method where there is no one old type
+		for _, p := range k.Params {
+			if p.Kind == datatype.ArgType {
+				recv = ref(u.Args().Types[0])
+				continue
+			}
+			params = append(params, p)
+		}
+		call := fmt.Sprintf("%s.%s(%s)", recv, k.Python, strings.Join(callArgs(u, k, params, w), ", "))
+		if w.err != nil {
+			return "", w.err
 		}
 		fmt.Fprintf(&b, "    %s = %s\n", vars[u], call)
 	}
@@ -134,6 +76,47 @@ func ExportPython(t *datatype.Type, name string) (string, error) {
 	fmt.Fprintf(&b, "    %s.Commit()\n    return %s\n", name, name)
 	return b.String(), nil
 }
+
+// pyArgs writes the arguments of one mpi4py call: lists inline, the
+// order as a keyword argument; the first error stays.
+type pyArgs struct {
+	u    *datatype.Type
+	name func(*datatype.Type) string
+	err  error
+}
+
+func (w *pyArgs) ref(t *datatype.Type) string { return w.name(t) }
+
+func (w *pyArgs) int(p datatype.Param, v int64) string {
+	if w.err == nil && (v < -1<<31 || v > 1<<31-1) {
+		w.err = fmt.Errorf("export Python: %s %s = %d does not fit in a C int", w.u.Combiner(), p.Name, v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func (w *pyArgs) aint(v int64) string { return strconv.FormatInt(v, 10) }
+
+func (w *pyArgs) ints(p datatype.Param, vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = w.int(datatype.Param{Name: fmt.Sprintf("%s[%d]", p.Name, i)}, v)
+	}
+	return pyList(s)
+}
+
+func (w *pyArgs) aints(p datatype.Param, vs []int64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.FormatInt(v, 10)
+	}
+	return pyList(s)
+}
+
+func (w *pyArgs) consts(p datatype.Param, vs []string) string { return pyList(mpiConst("MPI.", vs)) }
+
+func (w *pyArgs) types(p datatype.Param, vs []string) string { return pyList(vs) }
+
+func (w *pyArgs) order(o datatype.Order) string { return "order=" + pyOrder(o) }
 
 // pyName is the mpi4py name of a predefined type.
 func pyName(t *datatype.Type) string {

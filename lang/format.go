@@ -92,96 +92,42 @@ func writeExpr(b *strings.Builder, t *datatype.Type, names map[*datatype.Type]st
 		}
 		b.WriteByte(']')
 	}
-	num := func(x int64) { b.WriteString(strconv.FormatInt(x, 10)) }
-	sep := func() { b.WriteString(", ") }
-	old := func() { writeExpr(b, a.Types[0], names) }
-	switch c {
-	case datatype.CombinerContiguous:
-		num(a.Count)
-		sep()
-		old()
-	case datatype.CombinerVector, datatype.CombinerHVector:
-		num(a.Count)
-		sep()
-		num(a.Blocklength)
-		sep()
-		num(a.Stride)
-		sep()
-		old()
-	case datatype.CombinerIndexed, datatype.CombinerHIndexed:
-		ints(a.Blocklengths)
-		sep()
-		ints(a.Displacements)
-		sep()
-		old()
-	case datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
-		num(a.Blocklength)
-		sep()
-		ints(a.Displacements)
-		sep()
-		old()
-	case datatype.CombinerStruct:
-		ints(a.Blocklengths)
-		sep()
-		ints(a.Displacements)
-		sep()
+	list := func(n int, elem func(i int)) {
 		b.WriteByte('[')
-		for i, u := range a.Types {
+		for i := range n {
 			if i > 0 {
-				sep()
+				b.WriteString(", ")
 			}
-			writeExpr(b, u, names)
+			elem(i)
 		}
 		b.WriteByte(']')
-	case datatype.CombinerSubarray:
-		ints(a.Sizes)
-		sep()
-		ints(a.Subsizes)
-		sep()
-		ints(a.Starts)
-		sep()
-		b.WriteString(a.Order.String())
-		sep()
-		old()
-	case datatype.CombinerDarray:
-		num(a.Size)
-		sep()
-		num(a.Rank)
-		sep()
-		ints(a.Gsizes)
-		sep()
-		b.WriteByte('[')
-		for i, d := range a.Distribs {
-			if i > 0 {
-				sep()
-			}
-			b.WriteString(d.String())
+	}
+	for i, p := range c.Constructor().Params {
+		if i > 0 {
+			b.WriteString(", ")
 		}
-		b.WriteString("], [")
-		for i, d := range a.Dargs {
-			if i > 0 {
-				sep()
-			}
-			if d == datatype.DefaultDarg {
-				b.WriteString("default")
-			} else {
-				num(d)
-			}
+		switch p.Kind {
+		case datatype.ArgCount, datatype.ArgInt, datatype.ArgAint:
+			b.WriteString(strconv.FormatInt(a.Int(p), 10))
+		case datatype.ArgCounts, datatype.ArgInts, datatype.ArgAints:
+			ints(a.Ints(p))
+		case datatype.ArgDargs:
+			list(len(a.Dargs), func(i int) {
+				if d := a.Dargs[i]; d == datatype.DefaultDarg {
+					b.WriteString("default")
+				} else {
+					b.WriteString(strconv.FormatInt(d, 10))
+				}
+			})
+		case datatype.ArgDistribs:
+			list(len(a.Distribs), func(i int) { b.WriteString(a.Distribs[i].String()) })
+		case datatype.ArgOrder:
+			b.WriteString(a.Order.String())
+		case datatype.ArgType:
+			writeExpr(b, a.Types[0], names)
+		case datatype.ArgTypes:
+			list(len(a.Types), func(i int) { writeExpr(b, a.Types[i], names) })
 		}
-		b.WriteString("], ")
-		ints(a.Psizes)
-		sep()
-		b.WriteString(a.Order.String())
-		sep()
-		old()
-	case datatype.CombinerResized:
-		old()
-		sep()
-		num(a.LB)
-		sep()
-		num(a.Extent)
-	case datatype.CombinerDup:
-		old()
 	}
 	b.WriteByte(')')
 }

@@ -247,7 +247,7 @@ func (p *parser) ident(t token) (*datatype.Type, error) {
 	if t.text == p.cur {
 		return nil, p.errf(t.pos, "%s is used before it is bound (at %v)", t.text, p.curPos)
 	}
-	if _, ok := ctors[t.text]; ok {
+	if _, ok := datatype.LookupConstructor(t.text); ok {
 		return nil, p.errf(t.pos, "constructor %s needs arguments in parentheses", t.text)
 	}
 	if at, ok := p.boundLater(t.text); ok {
@@ -292,7 +292,7 @@ func (p *parser) leave() { p.depth-- }
 // the next token, and builds the type.
 func (p *parser) call(t token) (*datatype.Type, error) {
 	ctor := t.text
-	params, ok := ctors[ctor]
+	k, ok := datatype.LookupConstructor(ctor)
 	if !ok {
 		if datatype.Predefined(ctor) != nil {
 			return nil, p.errf(t.pos, "%s is a predefined type, not a constructor", ctor)
@@ -307,6 +307,7 @@ func (p *parser) call(t token) (*datatype.Type, error) {
 		return nil, err
 	}
 	defer p.leave()
+	params := k.Params
 	args := make([]*argVal, len(params))
 	keyed := false
 	npos, nargs := 0, 0
@@ -319,7 +320,7 @@ func (p *parser) call(t token) (*datatype.Type, error) {
 				keyed = true
 				j = -1
 				for i, pr := range params {
-					if pr.name == k.text {
+					if pr.Name == k.text {
 						j = i
 					}
 				}
@@ -358,26 +359,27 @@ func (p *parser) call(t token) (*datatype.Type, error) {
 	var missing []string
 	for j, v := range args {
 		if v == nil {
-			missing = append(missing, params[j].name)
+			missing = append(missing, params[j].Name)
 		}
 	}
 	if len(missing) > 0 {
 		return nil, p.errf(t.pos, "%s: missing %s: %d arguments given, want %d (%s)",
 			ctor, strings.Join(missing, ", "), nargs, len(params), paramList(params))
 	}
-	byName := map[string]*argVal{}
+	// every list of a constructor has the same length: the C binding's count
+	var first *argVal
+	var firstName string
 	for j, pr := range params {
-		byName[pr.name] = args[j]
-	}
-	if names := sameLength[ctor]; names != nil {
-		first := byName[names[0]]
-		for _, nm := range names[1:] {
-			if a := byName[nm]; a.n != first.n {
-				return nil, p.errf(a.pos, "%s: %d %s but %d %s", ctor, a.n, nm, first.n, names[0])
-			}
+		if !pr.Kind.IsList() {
+			continue
+		}
+		if first == nil {
+			first, firstName = args[j], pr.Name
+		} else if a := args[j]; a.n != first.n {
+			return nil, p.errf(a.pos, "%s: %d %s but %d %s", ctor, a.n, pr.Name, first.n, firstName)
 		}
 	}
-	ty, err := build(ctor, byName)
+	ty, err := k.Build(argsOf(params, args))
 	if err != nil {
 		msg := err.Error()
 		var ae *datatype.ArgError
@@ -387,49 +389,6 @@ func (p *parser) call(t token) (*datatype.Type, error) {
 		return nil, &Error{File: p.file, Pos: t.pos, Msg: msg, Err: err}
 	}
 	return ty, nil
-}
-
-// Kinds of constructor parameters.
-type kind uint8
-
-const (
-	kInt kind = iota
-	kInts
-	kType
-	kTypes
-	kOrder
-	kDistribs
-	kDargs
-)
-
-type param struct {
-	name string
-	kind kind
-}
-
-var ctors = map[string][]param{
-	"contiguous":     {{"count", kInt}, {"oldtype", kType}},
-	"vector":         {{"count", kInt}, {"blocklength", kInt}, {"stride", kInt}, {"oldtype", kType}},
-	"hvector":        {{"count", kInt}, {"blocklength", kInt}, {"stride", kInt}, {"oldtype", kType}},
-	"indexed":        {{"blocklengths", kInts}, {"displacements", kInts}, {"oldtype", kType}},
-	"hindexed":       {{"blocklengths", kInts}, {"displacements", kInts}, {"oldtype", kType}},
-	"indexed_block":  {{"blocklength", kInt}, {"displacements", kInts}, {"oldtype", kType}},
-	"hindexed_block": {{"blocklength", kInt}, {"displacements", kInts}, {"oldtype", kType}},
-	"struct":         {{"blocklengths", kInts}, {"displacements", kInts}, {"types", kTypes}},
-	"subarray":       {{"sizes", kInts}, {"subsizes", kInts}, {"starts", kInts}, {"order", kOrder}, {"oldtype", kType}},
-	"darray": {{"size", kInt}, {"rank", kInt}, {"gsizes", kInts}, {"distribs", kDistribs},
-		{"dargs", kDargs}, {"psizes", kInts}, {"order", kOrder}, {"oldtype", kType}},
-	"resized": {{"oldtype", kType}, {"lb", kInt}, {"extent", kInt}},
-	"dup":     {{"oldtype", kType}},
-}
-
-// lists of a constructor that must have equal lengths
-var sameLength = map[string][]string{
-	"indexed":  {"blocklengths", "displacements"},
-	"hindexed": {"blocklengths", "displacements"},
-	"struct":   {"blocklengths", "displacements", "types"},
-	"subarray": {"sizes", "subsizes", "starts"},
-	"darray":   {"gsizes", "distribs", "dargs", "psizes"},
 }
 
 // chunked accumulates a list in fixed-size pieces, so that reading a long
@@ -478,17 +437,17 @@ type argVal struct {
 }
 
 // arg reads and evaluates the argument for parameter pr of ctor.
-func (p *parser) arg(ctor string, pr param) (*argVal, error) {
+func (p *parser) arg(ctor string, pr datatype.Param) (*argVal, error) {
 	a := &argVal{pos: p.peek().pos}
 	wrong := func(want string) func(string) error {
 		return func(desc string) error {
-			return p.errf(a.pos, "%s: %s must be %s, not %s", ctor, pr.name, want, desc)
+			return p.errf(a.pos, "%s: %s must be %s, not %s", ctor, pr.Name, want, desc)
 		}
 	}
 	wrongElem := func(want string) error {
 		pos := p.peek().pos
 		return p.wrongValue(func(desc string) error {
-			return p.errf(pos, "%s: the elements of %s must be %s, not %s", ctor, pr.name, want, desc)
+			return p.errf(pos, "%s: the elements of %s must be %s, not %s", ctor, pr.Name, want, desc)
 		})
 	}
 	// list reads a list, calling elem for each element.
@@ -520,13 +479,13 @@ func (p *parser) arg(ctor string, pr param) (*argVal, error) {
 		}
 	}
 	var err error
-	switch pr.kind {
-	case kInt:
+	switch pr.Kind {
+	case datatype.ArgCount, datatype.ArgInt, datatype.ArgAint:
 		if p.peek().kind != tInt {
 			return nil, p.wrongValue(wrong("an integer"))
 		}
 		a.i = p.next().val
-	case kInts:
+	case datatype.ArgCounts, datatype.ArgInts, datatype.ArgAints:
 		var ints chunked[int64]
 		err = list("a list of integers", func() error {
 			if p.peek().kind != tInt {
@@ -536,9 +495,9 @@ func (p *parser) arg(ctor string, pr param) (*argVal, error) {
 			return nil
 		})
 		a.ints = ints.slice()
-	case kType:
+	case datatype.ArgType:
 		a.t, err = p.typeExpr(wrong("a type"))
-	case kTypes:
+	case datatype.ArgTypes:
 		var ts chunked[*datatype.Type]
 		err = list("a list of types", func() error {
 			if !p.isTypeValue() {
@@ -549,7 +508,7 @@ func (p *parser) arg(ctor string, pr param) (*argVal, error) {
 			return err
 		})
 		a.ts = ts.slice()
-	case kOrder:
+	case datatype.ArgOrder:
 		t := p.peek()
 		if t.kind != tName || p.peek2().kind == tLParen {
 			return nil, p.wrongValue(wrong("C or Fortran"))
@@ -563,7 +522,7 @@ func (p *parser) arg(ctor string, pr param) (*argVal, error) {
 		default:
 			return nil, p.errf(t.pos, "%s: order must be C or Fortran, not %s", ctor, clip(t.text))
 		}
-	case kDistribs:
+	case datatype.ArgDistribs:
 		err = list("a list of distributions (block, cyclic, none)", func() error {
 			e := p.peek()
 			if e.kind != tName || p.peek2().kind == tLParen {
@@ -582,7 +541,7 @@ func (p *parser) arg(ctor string, pr param) (*argVal, error) {
 			}
 			return nil
 		})
-	case kDargs:
+	case datatype.ArgDargs:
 		a.ints = []int64{}
 		err = list("a list of integers or default", func() error {
 			e := p.peek()
@@ -607,43 +566,33 @@ func (p *parser) arg(ctor string, pr param) (*argVal, error) {
 	return a, nil
 }
 
-// build calls the datatype constructor.
-func build(ctor string, a map[string]*argVal) (*datatype.Type, error) {
-	old := func() *datatype.Type { return a["oldtype"].t }
-	switch ctor {
-	case "contiguous":
-		return datatype.Contiguous(a["count"].i, old())
-	case "vector":
-		return datatype.Vector(a["count"].i, a["blocklength"].i, a["stride"].i, old())
-	case "hvector":
-		return datatype.HVector(a["count"].i, a["blocklength"].i, a["stride"].i, old())
-	case "indexed":
-		return datatype.Indexed(a["blocklengths"].ints, a["displacements"].ints, old())
-	case "hindexed":
-		return datatype.HIndexed(a["blocklengths"].ints, a["displacements"].ints, old())
-	case "indexed_block":
-		return datatype.IndexedBlock(a["blocklength"].i, a["displacements"].ints, old())
-	case "hindexed_block":
-		return datatype.HIndexedBlock(a["blocklength"].i, a["displacements"].ints, old())
-	case "struct":
-		return datatype.Struct(a["blocklengths"].ints, a["displacements"].ints, a["types"].ts)
-	case "subarray":
-		return datatype.Subarray(a["sizes"].ints, a["subsizes"].ints, a["starts"].ints, a["order"].order, old())
-	case "darray":
-		return datatype.Darray(a["size"].i, a["rank"].i, a["gsizes"].ints, a["distribs"].distribs,
-			a["dargs"].ints, a["psizes"].ints, a["order"].order, old())
-	case "resized":
-		return datatype.Resized(old(), a["lb"].i, a["extent"].i)
-	case "dup":
-		return datatype.Dup(old())
+// argsOf collects the evaluated arguments into the constructor's Args.
+func argsOf(params []datatype.Param, vals []*argVal) datatype.Args {
+	var a datatype.Args
+	for j, pr := range params {
+		v := vals[j]
+		switch pr.Kind {
+		case datatype.ArgCount, datatype.ArgInt, datatype.ArgAint:
+			a.SetInt(pr, v.i)
+		case datatype.ArgCounts, datatype.ArgInts, datatype.ArgAints, datatype.ArgDargs:
+			a.SetInts(pr, v.ints)
+		case datatype.ArgOrder:
+			a.Order = v.order
+		case datatype.ArgDistribs:
+			a.Distribs = v.distribs
+		case datatype.ArgType:
+			a.Types = []*datatype.Type{v.t}
+		case datatype.ArgTypes:
+			a.Types = v.ts
+		}
 	}
-	return nil, fmt.Errorf("unknown constructor %s", ctor)
+	return a
 }
 
-func paramList(ps []param) string {
+func paramList(ps []datatype.Param) string {
 	var s []string
 	for _, p := range ps {
-		s = append(s, p.name)
+		s = append(s, p.Name)
 	}
 	return strings.Join(s, ", ")
 }

@@ -200,8 +200,8 @@ func treeOf(t *datatype.Type, memo map[*datatype.Type]*Node, depth int) (*Node, 
 	a := t.Args()
 	var n *Node
 	var err error
-	switch t.Combiner() {
-	case datatype.CombinerNamed:
+	switch t.Combiner().Shape() {
+	case datatype.ShapeNamed:
 		if b, ok := t.Basic(); ok {
 			n = &Node{Kind: Leaf, Type: b.String(), Count: 1}
 			break
@@ -212,53 +212,44 @@ func treeOf(t *datatype.Type, memo map[*datatype.Type]*Node, depth int) (*Node, 
 		}
 		n = &Node{Kind: Struc, Disps: []int64{m[0].Disp, m[1].Disp}, Children: []*Node{
 			{Kind: Leaf, Type: m[0].Basic.String(), Count: 1}, {Kind: Leaf, Type: m[1].Basic.String(), Count: 1}}}
-	case datatype.CombinerDup, datatype.CombinerSubarray, datatype.CombinerDarray:
+	case datatype.ShapeLowered:
 		n, err = sub(t.Lower())
-	case datatype.CombinerResized:
+	case datatype.ShapeResized:
 		n, err = sub(a.Types[0])
-	case datatype.CombinerContiguous:
-		var c *Node
-		if c, err = sub(a.Types[0]); err == nil {
-			n = &Node{Kind: Vec, Count: a.Count, Stride: a.Types[0].Extent(), Child: c}
-		}
-	case datatype.CombinerVector, datatype.CombinerHVector:
+	case datatype.ShapeStrided:
 		old := a.Types[0]
+		count, bl, _, _ := t.Strided()
 		stride := a.Stride
-		if t.Combiner() == datatype.CombinerVector {
+		if count > 1 && t.Combiner().Constructor().Scaled {
 			var ok bool
 			if stride, ok = mulOK(stride, old.Extent()); !ok {
-				return nil, fmt.Errorf("optimal: vector stride %d × extent %d out of range ±2^61", a.Stride, old.Extent())
+				return nil, fmt.Errorf("optimal: %s stride %d × extent %d out of range ±2^61", t.Combiner(), stride, old.Extent())
 			}
 		}
-		var c *Node
-		if c, err = block(a.Blocklength, old); err == nil {
-			n = &Node{Kind: Vec, Count: a.Count, Stride: stride, Child: c}
+		if !t.Combiner().Constructor().Takes("blocklength") { // contiguous: count instances in a row
+			count, bl, stride = bl, 1, old.Extent()
 		}
-	case datatype.CombinerIndexed, datatype.CombinerHIndexed:
+		var c *Node
+		if c, err = block(bl, old); err == nil {
+			n = &Node{Kind: Vec, Count: count, Stride: stride, Child: c}
+		}
+	case datatype.ShapeBlocks:
 		old := a.Types[0]
 		ds := a.Displacements
-		if t.Combiner() == datatype.CombinerIndexed {
-			ds, err = scaled(ds, old.Extent())
+		if u := t.BlockUnit(); u != 1 {
+			ds, err = scaled(ds, u)
 		}
 		var c *Node
-		if err == nil {
+		if err == nil && t.Combiner().Constructor().Takes("blocklengths") {
 			if c, err = sub(old); err == nil {
 				n = &Node{Kind: IdxBuc, Stride: old.Extent(), Disps: slices.Clone(ds), Sizes: slices.Clone(a.Blocklengths), Child: c}
 			}
-		}
-	case datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
-		old := a.Types[0]
-		ds := a.Displacements
-		if t.Combiner() == datatype.CombinerIndexedBlock {
-			ds, err = scaled(ds, old.Extent())
-		}
-		var c *Node
-		if err == nil {
+		} else if err == nil {
 			if c, err = block(a.Blocklength, old); err == nil {
 				n = &Node{Kind: Idx, Disps: slices.Clone(ds), Child: c}
 			}
 		}
-	case datatype.CombinerStruct:
+	case datatype.ShapeStruct:
 		n = &Node{Kind: Struc, Disps: slices.Clone(a.Displacements)}
 		for k, u := range a.Types {
 			var c *Node

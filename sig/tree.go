@@ -68,11 +68,11 @@ func (tb *Tree) build(t *datatype.Type) *node {
 	if e <= 0 {
 		return &node{v: identity}
 	}
-	if t.Combiner() == datatype.CombinerNamed {
+	if t.Combiner().Shape() == datatype.ShapeNamed {
 		return &node{v: flat(t)}
 	}
 	a := t.Args()
-	if t.Combiner() == datatype.CombinerStruct {
+	if t.Combiner().Shape() == datatype.ShapeStruct {
 		n := &node{pre: []val{identity}}
 		acc := identity
 		for i, old := range a.Types {
@@ -166,7 +166,7 @@ func of(t *datatype.Type, m *memo) val {
 	if e <= 0 {
 		return identity
 	}
-	if t.Combiner() == datatype.CombinerNamed {
+	if t.Combiner().Shape() == datatype.ShapeNamed {
 		return flat(t)
 	}
 	if m.on {
@@ -177,7 +177,7 @@ func of(t *datatype.Type, m *memo) val {
 	a := t.Args()
 	var v val
 	switch {
-	case t.Combiner() == datatype.CombinerStruct:
+	case t.Combiner().Shape() == datatype.ShapeStruct:
 		if !m.on && derivedKids(a.Types) > 1 {
 			m.on = true
 		}
@@ -217,7 +217,7 @@ func of(t *datatype.Type, m *memo) val {
 func derivedKids(ts []*datatype.Type) int {
 	n := 0
 	for _, t := range ts {
-		if t.Combiner() != datatype.CombinerNamed {
+		if t.Combiner().Shape() != datatype.ShapeNamed {
 			n++
 		}
 	}

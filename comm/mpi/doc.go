@@ -107,3 +107,5 @@
 // the Go buffer is pinned (runtime.Pinner) until the operation completes,
 // and MPI is given its base address and the origin offset.
 package mpi
+
+//go:generate go run ./gen -o zconstruct.h

@@ -4,6 +4,7 @@ package mpi
 
 /*
 #include "ddt_mpi.h"
+#include "zconstruct.h"
 */
 import "C"
 
@@ -167,112 +168,37 @@ func ptr[T any](s []T) *T {
 }
 
 // construct builds t with the MPI constructor of its combiner, from its
-// contents, exactly as given.
+// contents, exactly as given: zconstruct.h, generated from datatype's
+// constructor table, calls the constructor.
 func (c *typeCache) construct(t *datatype.Type) (C.MPI_Datatype, error) {
-	a := t.Args()
-	var olds []C.MPI_Datatype
-	for _, s := range a.Types {
-		nt, err := c.native(s)
-		if err != nil {
-			return nil0(), err
-		}
-		olds = append(olds, nt)
+	k := t.Combiner().Constructor()
+	if k == nil || k.C == "" {
+		return nil0(), fmt.Errorf("mpi: no MPI constructor for %v", t.Combiner())
 	}
-	var nt C.MPI_Datatype
-	switch t.Combiner() {
-	case datatype.CombinerDup:
-		return c.dup(olds[0])
-	case datatype.CombinerContiguous:
-		n, err := cint("count", a.Count)
-		if err != nil {
-			return nil0(), err
-		}
-		return nt, check("MPI_Type_contiguous", C.MPI_Type_contiguous(n[0], olds[0], &nt))
-	case datatype.CombinerVector, datatype.CombinerHVector:
-		n, err := cint("count or blocklength", a.Count, a.Blocklength)
-		if err != nil {
-			return nil0(), err
-		}
-		if t.Combiner() == datatype.CombinerHVector {
-			return nt, check("MPI_Type_create_hvector", C.MPI_Type_create_hvector(n[0], n[1], C.MPI_Aint(a.Stride), olds[0], &nt))
-		}
-		s, err := cint("stride", a.Stride)
-		if err != nil {
-			return nil0(), err
-		}
-		return nt, check("MPI_Type_vector", C.MPI_Type_vector(n[0], n[1], s[0], olds[0], &nt))
-	case datatype.CombinerIndexed, datatype.CombinerHIndexed:
-		bl, err := cint("blocklength", a.Blocklengths...)
-		if err != nil {
-			return nil0(), err
-		}
-		n := C.int(len(bl))
-		if len(bl) > math.MaxInt32 {
-			return nil0(), fmt.Errorf("mpi: %d blocks do not fit MPI's int", len(bl))
-		}
-		if t.Combiner() == datatype.CombinerHIndexed {
-			d := caint(a.Displacements)
-			return nt, check("MPI_Type_create_hindexed", C.MPI_Type_create_hindexed(n, ptr(bl), ptr(d), olds[0], &nt))
-		}
-		d, err := cint("displacement", a.Displacements...)
-		if err != nil {
-			return nil0(), err
-		}
-		return nt, check("MPI_Type_indexed", C.MPI_Type_indexed(n, ptr(bl), ptr(d), olds[0], &nt))
-	case datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
-		b, err := cint("blocklength", a.Blocklength, int64(len(a.Displacements)))
-		if err != nil {
-			return nil0(), err
-		}
-		if t.Combiner() == datatype.CombinerHIndexedBlock {
-			d := caint(a.Displacements)
-			return nt, check("MPI_Type_create_hindexed_block", C.MPI_Type_create_hindexed_block(b[1], b[0], ptr(d), olds[0], &nt))
-		}
-		d, err := cint("displacement", a.Displacements...)
-		if err != nil {
-			return nil0(), err
-		}
-		return nt, check("MPI_Type_create_indexed_block", C.MPI_Type_create_indexed_block(b[1], b[0], ptr(d), olds[0], &nt))
-	case datatype.CombinerStruct:
-		bl, err := cint("blocklength", a.Blocklengths...)
-		if err != nil {
-			return nil0(), err
-		}
-		if len(bl) > math.MaxInt32 {
-			return nil0(), fmt.Errorf("mpi: %d blocks do not fit MPI's int", len(bl))
-		}
-		d := caint(a.Displacements)
-		return nt, check("MPI_Type_create_struct", C.MPI_Type_create_struct(C.int(len(bl)), ptr(bl), ptr(d), ptr(olds), &nt))
-	case datatype.CombinerSubarray:
-		sz, err := cint("subarray size", a.Sizes...)
-		if err != nil {
-			return nil0(), err
-		}
-		sub, err := cint("subarray subsize", a.Subsizes...)
-		if err != nil {
-			return nil0(), err
-		}
-		st, err := cint("subarray start", a.Starts...)
-		if err != nil {
-			return nil0(), err
-		}
-		order := C.ddt_order(boolInt(a.Order == datatype.OrderFortran))
-		return nt, check("MPI_Type_create_subarray", C.MPI_Type_create_subarray(C.int(len(sz)), ptr(sz), ptr(sub), ptr(st), order, olds[0], &nt))
-	case datatype.CombinerDarray:
+	if t.Combiner() == datatype.CombinerDarray {
 		// MPI implementations disagree on corner cases of darray; its
 		// lowered form is exact.
 		return nil0(), fmt.Errorf("mpi: darray is built from its lowered form")
-	case datatype.CombinerResized:
-		return nt, check("MPI_Type_create_resized", C.MPI_Type_create_resized(olds[0], C.MPI_Aint(a.LB), C.MPI_Aint(a.Extent), &nt))
 	}
-	return nil0(), fmt.Errorf("mpi: no MPI constructor for %v", t.Combiner())
-}
-
-func boolInt(b bool) C.int {
-	if b {
-		return 1
+	ct := t.Contents()
+	olds := make([]C.MPI_Datatype, len(ct.Types))
+	for i, s := range ct.Types {
+		var err error
+		if olds[i], err = c.native(s); err != nil {
+			return nil0(), err
+		}
 	}
-	return 0
+	// the classic constructors take every integer as a C int
+	ints, err := cint(k.C+" argument", ct.Ints...)
+	if err != nil {
+		return nil0(), err
+	}
+	var nt C.MPI_Datatype
+	rc := C.ddt_construct_native(C.int(t.Combiner()), ptr(ints), ptr(caint(ct.Addrs)), ptr(olds), &nt)
+	if rc == -1 {
+		return nil0(), fmt.Errorf("mpi: no MPI constructor for %v", t.Combiner())
+	}
+	return nt, check(k.C, rc)
 }
 
 // free frees every derived datatype made.

@@ -117,25 +117,16 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 		lo, _ := t.DataBounds()
 		return z.leaf(t.Size()), lo
 	}
-	switch t.Combiner() {
-	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
+	switch t.Combiner().Shape() {
+	case datatype.ShapeBlocks:
 		if n, off, ok := z.indexedRuns(t); ok {
 			return n, off
 		}
-	case datatype.CombinerResized:
+	case datatype.ShapeResized:
 		return z.build(t.Old())
-	case datatype.CombinerContiguous:
-		old := t.Old()
-		count, _, _ := t.Scalars()
-		c, off := z.build(old)
-		return z.vector(count, 1, old.Extent(), c), off
-	case datatype.CombinerVector, datatype.CombinerHVector:
-		old := t.Old()
-		count, bl, sb := t.Scalars()
-		if t.Combiner() == datatype.CombinerVector {
-			sb *= old.Extent()
-		}
-		c, off := z.build(old)
+	case datatype.ShapeStrided:
+		count, bl, sb, _ := t.Strided()
+		c, off := z.build(t.Old())
 		return z.vector(count, bl, sb, c), off
 	}
 	var a datatype.Args // the lists and the block length, all the cases below use
@@ -146,21 +137,21 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 		a.Blocklengths, a.Displacements, a.Types = t.Lists()
 	}
 	_, a.Blocklength, _ = t.Scalars()
-	switch t.Combiner() {
-	case datatype.CombinerNamed:
+	switch t.Combiner().Shape() {
+	case datatype.ShapeNamed:
 		bs := newBlockList(2)
 		t.Walk(1, func(b datatype.Basic, d int64) bool {
 			bs.add(d, 1, z.leaf(b.Size()), 0)
 			return true
 		})
 		return bs.node(z)
-	case datatype.CombinerDup, datatype.CombinerSubarray, datatype.CombinerDarray:
+	case datatype.ShapeLowered:
 		return z.build(t.Lower())
-	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
+	case datatype.ShapeBlocks:
 		old := a.Types[0]
-		scale := int64(1)
-		if c := t.Combiner(); (c == datatype.CombinerIndexed || c == datatype.CombinerIndexedBlock) && !byteDisps {
-			scale = old.Extent()
+		scale := t.BlockUnit()
+		if byteDisps {
+			scale = 1
 		}
 		c, off := z.build(old)
 		if c == nil {
@@ -184,7 +175,7 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 			bs.add(d*scale, bl, c, off)
 		}
 		return bs.node(z)
-	case datatype.CombinerStruct:
+	case datatype.ShapeStruct:
 		if len(a.Displacements) == 1 && a.Blocklengths[0] == 1 {
 			c, off := z.build(a.Types[0])
 			return c, a.Displacements[0] + off
@@ -535,10 +526,7 @@ func (z *builder) indexedRuns(t *datatype.Type) (*dame.Node, int64, bool) {
 	if c.Extent != c.Size && maxBL > 1 {
 		return nil, 0, false
 	}
-	scale := int64(1)
-	if k := t.Combiner(); k == datatype.CombinerIndexed || k == datatype.CombinerIndexedBlock {
-		scale = old.Extent()
-	}
+	scale := t.BlockUnit()
 	var n int64
 	for _, r := range ds {
 		n += r.Count

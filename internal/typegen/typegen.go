@@ -8,6 +8,8 @@ package typegen
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/ddtlab/ddt/datatype"
 )
@@ -28,6 +30,9 @@ type Options struct {
 	// Constructors, if not empty, restricts the derived types to these
 	// combiners (predefined leaves are always allowed).
 	Constructors []datatype.Combiner
+	// Leaves, if not empty, are the predefined types to draw leaves from
+	// (a few, as real programs use, make signatures repeat).
+	Leaves []*datatype.Type
 }
 
 func (o Options) withDefaults() Options {
@@ -46,12 +51,24 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// AllConstructors lists the combiners of derived types that Random builds.
-var AllConstructors = []datatype.Combiner{
-	datatype.CombinerContiguous, datatype.CombinerVector, datatype.CombinerHVector,
-	datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock,
-	datatype.CombinerHIndexedBlock, datatype.CombinerStruct, datatype.CombinerSubarray,
-	datatype.CombinerDarray, datatype.CombinerResized, datatype.CombinerDup,
+// AllConstructors lists the combiners of derived types that Random builds:
+// every constructor of datatype's table.
+var AllConstructors = allConstructors()
+
+func allConstructors() []datatype.Combiner {
+	// this order first, which the seeds of tests and golden files assume
+	cs := []datatype.Combiner{
+		datatype.CombinerContiguous, datatype.CombinerVector, datatype.CombinerHVector,
+		datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock,
+		datatype.CombinerHIndexedBlock, datatype.CombinerStruct, datatype.CombinerSubarray,
+		datatype.CombinerDarray, datatype.CombinerResized, datatype.CombinerDup,
+	}
+	for _, k := range datatype.Constructors() {
+		if !slices.Contains(cs, k.Combiner) {
+			cs = append(cs, k.Combiner)
+		}
+	}
+	return cs
 }
 
 var predefined []*datatype.Type
@@ -89,6 +106,9 @@ func Random(r *rand.Rand, opts Options) *datatype.Type {
 func Leaf(r *rand.Rand) *datatype.Type { return predefined[r.IntN(len(predefined))] }
 
 func (g *gen) leaf() *datatype.Type {
+	if len(g.o.Leaves) > 0 {
+		return g.o.Leaves[g.r.IntN(len(g.o.Leaves))]
+	}
 	// basic types more often than pair types; a few favourites more often
 	switch g.r.IntN(4) {
 	case 0:
@@ -294,5 +314,63 @@ func (g *gen) build(c datatype.Combiner, depth int) (*datatype.Type, error) {
 	case datatype.CombinerDup:
 		return datatype.Dup(old)
 	}
-	return nil, nil
+	return g.generic(c.Constructor(), old, depth)
+}
+
+// generic builds a type of a constructor that build has no case for, from
+// the kinds of its arguments in the constructor table: small counts,
+// displacements around the old type's extent, one order, lists of up to 4.
+// Constructors whose arguments constrain each other (subarray, darray)
+// need a case of their own to be generated often.
+func (g *gen) generic(k *datatype.Constructor, old *datatype.Type, depth int) (*datatype.Type, error) {
+	if k == nil {
+		return nil, nil
+	}
+	var a datatype.Args
+	n := g.r.IntN(5)
+	for _, p := range k.Params {
+		switch p.Kind {
+		case datatype.ArgCount, datatype.ArgInt:
+			if strings.Contains(p.Name, "count") || strings.Contains(p.Name, "length") {
+				a.SetInt(p, g.count(4))
+			} else {
+				a.SetInt(p, g.small(-5, 5))
+			}
+		case datatype.ArgAint:
+			a.SetInt(p, g.bytes(old, -4, 4))
+		case datatype.ArgCounts, datatype.ArgInts:
+			v := make([]int64, n)
+			for i := range v {
+				if strings.Contains(p.Name, "displacement") {
+					v[i] = g.small(-6, 6)
+				} else {
+					v[i] = g.count(3)
+				}
+			}
+			a.SetInts(p, v)
+		case datatype.ArgAints:
+			v := make([]int64, n)
+			for i := range v {
+				v[i] = g.bytes(old, -5, 5)
+			}
+			a.SetInts(p, v)
+		case datatype.ArgDargs:
+			a.Dargs = make([]int64, n)
+			for i := range a.Dargs {
+				a.Dargs[i] = datatype.DefaultDarg
+			}
+		case datatype.ArgDistribs:
+			a.Distribs = make([]datatype.Distrib, n)
+		case datatype.ArgOrder:
+			a.Order = datatype.Order(g.r.IntN(2))
+		case datatype.ArgType:
+			a.Types = []*datatype.Type{old}
+		case datatype.ArgTypes:
+			a.Types = make([]*datatype.Type, n)
+			for i := range a.Types {
+				a.Types[i] = g.sub(depth - 1)
+			}
+		}
+	}
+	return k.Build(a)
 }

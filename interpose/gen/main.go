@@ -1,5 +1,5 @@
 // Command gen writes interpose/lib/zconstruct.c, the C wrappers of the MPI
-// datatype constructors, from the table below: each wrapper creates the
+// datatype constructors, from datatype's constructor table: each wrapper creates the
 // type through PMPI and hands its arguments, laid out as
 // MPI_Type_get_contents returns them, to the Go side. Run it with
 // `go generate ./interpose`.
@@ -12,9 +12,11 @@ import (
 	"log"
 	"os"
 	"strings"
+
+	"github.com/ddtlab/ddt/datatype"
 )
 
-// ctor is one constructor. Ints, Addrs and Types list the arguments in
+// ctor is one C function. Ints, Addrs and Types list the arguments in
 // MPI_Type_get_contents order: "x" is a scalar, "x[n]" an array of n
 // elements, "f:x" converts through the C function ddt_f.
 type ctor struct {
@@ -28,60 +30,79 @@ type ctor struct {
 	deprecated bool // removed from MPI-3: the headers may lack a prototype
 }
 
-const (
-	bls     = "array_of_blocklengths[count]"
-	displs  = "array_of_displacements[count]"
-	oldtype = "oldtype"
-)
+// table lists the C functions of every constructor of datatype's
+// constructor table: the classic form, the large-count form and the MPI-1
+// forms that MPI-3 removed.
+func table() []ctor {
+	var out []ctor
+	for _, k := range datatype.Constructors() {
+		forms := []ctor{{name: k.C}}
+		if k.Large {
+			forms = append(forms, ctor{name: k.C + "_c", large: true})
+		}
+		for _, r := range k.Removed {
+			forms = append(forms, ctor{name: r, deprecated: true})
+		}
+		for _, f := range forms {
+			f.name = strings.TrimPrefix(f.name, "MPI_")
+			f.combiner = "DDT_" + strings.ToUpper(k.Name)
+			var params []string
+			for _, p := range k.CParams() {
+				params = append(params, cParam(p, f.large, f.deprecated))
+				arg := p.MPI
+				if p.Kind.IsList() {
+					arg += "[" + k.Count.MPI + "]"
+				}
+				switch p.Kind {
+				case datatype.ArgOrder:
+					arg = "order:" + arg
+				case datatype.ArgDistribs:
+					arg = "distrib:" + arg
+				case datatype.ArgDargs:
+					arg = "darg:" + arg
+				}
+				switch p.Kind.InContents() {
+				case 'i':
+					f.ints = append(f.ints, arg)
+				case 'a':
+					f.addrs = append(f.addrs, arg)
+				default:
+					f.types = append(f.types, arg)
+				}
+			}
+			f.params = strings.Join(params, ", ")
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
-var table = []ctor{
-	{"Type_dup", "DDT_DUP", "MPI_Datatype oldtype", nil, nil, []string{oldtype}, false, false},
-	{"Type_contiguous", "DDT_CONTIGUOUS", "int count, MPI_Datatype oldtype", []string{"count"}, nil, []string{oldtype}, false, false},
-	{"Type_contiguous_c", "DDT_CONTIGUOUS", "MPI_Count count, MPI_Datatype oldtype", []string{"count"}, nil, []string{oldtype}, true, false},
-	{"Type_vector", "DDT_VECTOR", "int count, int blocklength, int stride, MPI_Datatype oldtype",
-		[]string{"count", "blocklength", "stride"}, nil, []string{oldtype}, false, false},
-	{"Type_vector_c", "DDT_VECTOR", "MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype",
-		[]string{"count", "blocklength", "stride"}, nil, []string{oldtype}, true, false},
-	{"Type_create_hvector", "DDT_HVECTOR", "int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype",
-		[]string{"count", "blocklength"}, []string{"stride"}, []string{oldtype}, false, false},
-	{"Type_create_hvector_c", "DDT_HVECTOR", "MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype",
-		[]string{"count", "blocklength"}, []string{"stride"}, []string{oldtype}, true, false},
-	{"Type_hvector", "DDT_HVECTOR", "int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype",
-		[]string{"count", "blocklength"}, []string{"stride"}, []string{oldtype}, false, true},
-	{"Type_indexed", "DDT_INDEXED", "int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", bls, displs}, nil, []string{oldtype}, false, false},
-	{"Type_indexed_c", "DDT_INDEXED", "MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", bls, displs}, nil, []string{oldtype}, true, false},
-	{"Type_create_hindexed", "DDT_HINDEXED", "int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", bls}, []string{displs}, []string{oldtype}, false, false},
-	{"Type_create_hindexed_c", "DDT_HINDEXED", "MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", bls}, []string{displs}, []string{oldtype}, true, false},
-	{"Type_hindexed", "DDT_HINDEXED", "int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", bls}, []string{displs}, []string{oldtype}, false, true},
-	{"Type_create_indexed_block", "DDT_INDEXED_BLOCK", "int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", "blocklength", displs}, nil, []string{oldtype}, false, false},
-	{"Type_create_indexed_block_c", "DDT_INDEXED_BLOCK", "MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", "blocklength", displs}, nil, []string{oldtype}, true, false},
-	{"Type_create_hindexed_block", "DDT_HINDEXED_BLOCK", "int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", "blocklength"}, []string{displs}, []string{oldtype}, false, false},
-	{"Type_create_hindexed_block_c", "DDT_HINDEXED_BLOCK", "MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype",
-		[]string{"count", "blocklength"}, []string{displs}, []string{oldtype}, true, false},
-	{"Type_create_struct", "DDT_STRUCT", "int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[]",
-		[]string{"count", bls}, []string{displs}, []string{"array_of_types[count]"}, false, false},
-	{"Type_create_struct_c", "DDT_STRUCT", "MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[]",
-		[]string{"count", bls}, []string{displs}, []string{"array_of_types[count]"}, true, false},
-	{"Type_struct", "DDT_STRUCT", "int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[]",
-		[]string{"count", bls}, []string{displs}, []string{"array_of_types[count]"}, false, true},
-	{"Type_create_subarray", "DDT_SUBARRAY", "int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype",
-		[]string{"ndims", "array_of_sizes[ndims]", "array_of_subsizes[ndims]", "array_of_starts[ndims]", "order:order"}, nil, []string{oldtype}, false, false},
-	{"Type_create_subarray_c", "DDT_SUBARRAY", "int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype",
-		[]string{"ndims", "array_of_sizes[ndims]", "array_of_subsizes[ndims]", "array_of_starts[ndims]", "order:order"}, nil, []string{oldtype}, true, false},
-	{"Type_create_darray", "DDT_DARRAY", "int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype",
-		[]string{"size", "rank", "ndims", "array_of_gsizes[ndims]", "distrib:array_of_distribs[ndims]", "darg:array_of_dargs[ndims]", "array_of_psizes[ndims]", "order:order"}, nil, []string{oldtype}, false, false},
-	{"Type_create_darray_c", "DDT_DARRAY", "int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype",
-		[]string{"size", "rank", "ndims", "array_of_gsizes[ndims]", "distrib:array_of_distribs[ndims]", "darg:array_of_dargs[ndims]", "array_of_psizes[ndims]", "order:order"}, nil, []string{oldtype}, true, false},
-	{"Type_create_resized", "DDT_RESIZED", "MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent", nil, []string{"lb", "extent"}, []string{oldtype}, false, false},
-	{"Type_create_resized_c", "DDT_RESIZED", "MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent", nil, []string{"lb", "extent"}, []string{oldtype}, true, false},
+// cParam is the C declaration of parameter p.
+func cParam(p datatype.Param, large, deprecated bool) string {
+	var ty string
+	switch p.Kind {
+	case datatype.ArgCount, datatype.ArgCounts:
+		ty = "int"
+		if large {
+			ty = "MPI_Count"
+		}
+	case datatype.ArgAint, datatype.ArgAints:
+		ty = "MPI_Aint"
+		if large {
+			ty = "MPI_Count"
+		}
+	case datatype.ArgType, datatype.ArgTypes:
+		ty = "MPI_Datatype"
+	default:
+		ty = "int"
+	}
+	if !p.Kind.IsList() {
+		return ty + " " + p.MPI
+	}
+	if !deprecated {
+		ty = "const " + ty
+	}
+	return ty + " " + p.MPI + "[]"
 }
 
 // argNames are the parameter names of a C parameter list.
@@ -141,6 +162,13 @@ func puts(b *bytes.Buffer, fn string, specs []string) {
 func main() {
 	out := flag.String("o", "lib/zconstruct.c", "output file")
 	flag.Parse()
+	if err := os.WriteFile(*out, Generate(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Generate returns the text of zconstruct.c.
+func Generate() []byte {
 	var b bytes.Buffer
 	b.WriteString(`//go:build ddtinterpose
 
@@ -151,7 +179,12 @@ func main() {
 #include "shim.h"
 
 `)
-	for _, c := range table {
+	b.WriteString("// Combiners as the Go side numbers them (package datatype's Combiner).\nenum {\n")
+	for _, k := range datatype.Constructors() {
+		fmt.Fprintf(&b, "\tDDT_%s = %d,\n", strings.ToUpper(k.Name), k.Combiner)
+	}
+	b.WriteString("};\n\n")
+	for _, c := range table() {
 		if c.deprecated {
 			fmt.Fprintf(&b, "#undef MPI_%s\n#undef PMPI_%s\nint PMPI_%s(%s, MPI_Datatype *newtype);\n", c.name, c.name, c.name, c.params)
 			fmt.Fprintf(&b, "int MPI_%s(%s, MPI_Datatype *newtype);\n", c.name, c.params)
@@ -172,7 +205,5 @@ func main() {
 		}
 		b.WriteString("\n")
 	}
-	if err := os.WriteFile(*out, bytes.TrimRight(b.Bytes(), "\n"), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	return bytes.TrimRight(b.Bytes(), "\n")
 }

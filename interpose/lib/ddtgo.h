@@ -5,9 +5,13 @@
 #include <stdint.h>
 
 // ddt_bounds are the size and bounds of one type instance, as MPI reports
-// them (MPI_Type_size_x, MPI_Type_get_extent_x, MPI_Type_get_true_extent_x).
+// them (MPI_Type_size_x, MPI_Type_get_extent_x, MPI_Type_get_true_extent_x);
+// the Go side adds contig (one instance is the single run of size bytes
+// from data_lb, in type-map order) and data_lb.
 typedef struct {
 	int64_t size, lb, extent, true_lb, true_extent;
+	int64_t data_lb;
+	int32_t contig;
 } ddt_bounds;
 
 // ddt_native is the generated whole-message code of a served type, which
@@ -18,10 +22,4 @@ typedef struct {
 	int64_t max;
 } ddt_native;
 
-// Combiners as the Go side numbers them (package datatype's Combiner).
-enum {
-	DDT_DUP = 1, DDT_CONTIGUOUS, DDT_VECTOR, DDT_HVECTOR, DDT_INDEXED,
-	DDT_HINDEXED, DDT_INDEXED_BLOCK, DDT_HINDEXED_BLOCK, DDT_STRUCT,
-	DDT_SUBARRAY, DDT_DARRAY, DDT_RESIZED
-};
 #endif

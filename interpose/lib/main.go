@@ -202,6 +202,9 @@ func ddtgoCommit(h C.uintptr_t, b *C.ddt_bounds, first *C.int) (pin C.int32_t) {
 	if err != nil {
 		return -1
 	}
+	if lo, hi := t.DataBounds(); t.IsContiguous() && hi-lo == t.Size() && t.Size() > 0 {
+		b.data_lb, b.contig = C.int64_t(lo), 1
+	}
 	e.c = c
 	mu.Lock()
 	e.pin = slots.put(e)

@@ -14,7 +14,7 @@
 #include <limits.h>
 
 int ddt_on = 1;
-static int ddt_stats_on;
+int ddt_stats_on;
 static pthread_once_t ddt_once = PTHREAD_ONCE_INIT;
 
 ddt_stat ddt_st;
@@ -31,6 +31,18 @@ static pthread_rwlock_t tlock = PTHREAD_RWLOCK_INITIALIZER;
 static tnode **tbuckets;
 static size_t tcap, tcount;
 atomic_long ddt_nserved;
+
+// tgen counts the changes of the table (under tlock); each thread keeps the
+// last type it looked up with the generation it saw, so that the calls of a
+// loop over one type take no lock (a type freed, or its handle reused,
+// changes the generation first).
+static atomic_ulong tgen;
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	uintptr_t key;
+	unsigned long gen;
+	int valid;
+	ddt_tinfo info;
+} tlast;
 
 static size_t hash(uintptr_t k, size_t cap) {
 	uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull;
@@ -67,6 +79,7 @@ static void tinsert(uintptr_t key, const ddt_tinfo *info) {
 	tbuckets[j] = n;
 	tcount++;
 	atomic_fetch_add(&ddt_nserved, 1);
+	atomic_fetch_add_explicit(&tgen, 1, memory_order_release);
 	pthread_rwlock_unlock(&tlock);
 }
 
@@ -80,6 +93,7 @@ static void tremove(uintptr_t key) {
 				free(n);
 				tcount--;
 				atomic_fetch_sub(&ddt_nserved, 1);
+				atomic_fetch_add_explicit(&tgen, 1, memory_order_release);
 				break;
 			}
 		}
@@ -90,6 +104,11 @@ static void tremove(uintptr_t key) {
 int ddt_served(MPI_Datatype t, ddt_tinfo *out) {
 	if (!ddt_on || atomic_load_explicit(&ddt_nserved, memory_order_relaxed) == 0) return 0;
 	uintptr_t key = DDT_H(t);
+	unsigned long gen = atomic_load_explicit(&tgen, memory_order_acquire);
+	if (tlast.valid && tlast.key == key && tlast.gen == gen) {
+		*out = tlast.info;
+		return 1;
+	}
 	int found = 0;
 	pthread_rwlock_rdlock(&tlock);
 	if (tcap) {
@@ -102,6 +121,9 @@ int ddt_served(MPI_Datatype t, ddt_tinfo *out) {
 		}
 	}
 	pthread_rwlock_unlock(&tlock);
+	if (found) {
+		tlast.key = key, tlast.gen = gen, tlast.valid = 1, tlast.info = *out;
+	}
 	return found;
 }
 
@@ -112,6 +134,7 @@ static void tset_native(uintptr_t key, const ddt_native *nat) {
 		for (tnode *n = tbuckets[hash(key, tcap)]; n; n = n->next) {
 			if (n->key == key) {
 				n->info.nat = *nat;
+				atomic_fetch_add_explicit(&tgen, 1, memory_order_release);
 				break;
 			}
 		}
@@ -157,10 +180,21 @@ static void direct(uintptr_t fn, int64_t max, int64_t count, int64_t extent, int
 	const void *pk) {}
 #endif
 
+// one_run reports whether count instances of ti are one run of count*size
+// bytes, which a memcpy moves faster than any call into Go.
+static int one_run(const ddt_tinfo *ti, int64_t count) {
+	return ti->contig && count > 0 && (count == 1 || ti->extent == ti->size) && count <= INT64_MAX / ti->size;
+}
+
 int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst, int64_t room) {
+	if (one_run(ti, count) && room >= count * ti->size) {
+		memcpy(dst, (const char *)src + ti->data_lb, (size_t)(count * ti->size));
+		DDT_COUNT(native, 1);
+		return count * ti->size;
+	}
 	if (HAVE_DIRECT && ti->nat.pack && count > 0 && count <= INT64_MAX / ti->size && room >= count * ti->size) {
 		direct(ti->nat.pack, ti->nat.max, count, ti->extent, ti->size, src, dst);
-		atomic_fetch_add_explicit(&ddt_st.native, 1, memory_order_relaxed);
+		DDT_COUNT(native, 1);
 		return count * ti->size;
 	}
 	ddt_native nat = {0, 0, 0};
@@ -170,9 +204,14 @@ int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst,
 }
 
 int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, int64_t count) {
+	if (one_run(ti, count) && n >= count * ti->size) {
+		memcpy((char *)dst + ti->data_lb, src, (size_t)(count * ti->size));
+		DDT_COUNT(native, 1);
+		return count * ti->size;
+	}
 	if (HAVE_DIRECT && ti->nat.unpack && count > 0 && count <= INT64_MAX / ti->size && n >= count * ti->size) {
 		direct(ti->nat.unpack, ti->nat.max, count, ti->extent, ti->size, dst, src);
-		atomic_fetch_add_explicit(&ddt_st.native, 1, memory_order_relaxed);
+		DDT_COUNT(native, 1);
 		return count * ti->size;
 	}
 	ddt_native nat = {0, 0, 0};
@@ -327,7 +366,8 @@ int64_t ddt_distrib(int d) {
 int64_t ddt_darg(int d) { return d == MPI_DISTRIBUTE_DFLT_DARG ? -1 : d; }
 
 void ddt_construct(int combiner, MPI_Datatype t, ddt_args *a) {
-	atomic_fetch_add(&ddt_st.types, 1);
+	ddt_init(); // reads DDT_MPI_STATS, which the count needs
+	DDT_COUNT(types, 1);
 	if (a->bad) {
 		ddtgoConstruct(0, DDT_H(t), NULL, 0, NULL, 0, NULL, 0);
 	} else {
@@ -351,15 +391,16 @@ int MPI_Type_commit(MPI_Datatype *datatype) {
 		size = -1, lb = ext = tlb = text = 0;
 	}
 	b.size = size, b.lb = lb, b.extent = ext, b.true_lb = tlb, b.true_extent = text;
+	b.data_lb = 0, b.contig = 0;
 	int first = 0;
 	int32_t pin = ddtgoCommit(DDT_H(t), &b, &first);
 	if (pin == -2 || !first) return rc;
 	if (pin >= 0) {
-		ddt_tinfo ti = {DDT_H(t), pin, b.size, b.lb, b.extent, b.true_lb, b.true_extent, {0, 0, 0}};
+		ddt_tinfo ti = {DDT_H(t), pin, b.size, b.lb, b.extent, b.true_lb, b.true_extent, {0, 0, 0}, b.data_lb, b.contig};
 		tinsert(DDT_H(t), &ti);
-		atomic_fetch_add(&ddt_st.mirrored, 1);
+		DDT_COUNT(mirrored, 1);
 	} else {
-		atomic_fetch_add(&ddt_st.fallback, 1);
+		DDT_COUNT(fallback, 1);
 	}
 	return rc;
 }
@@ -405,8 +446,8 @@ static int pack(const void *inbuf, int64_t incount, MPI_Datatype t, void *outbuf
 	int64_t n = ddt_pack(&ti, inbuf, incount, (char *)outbuf + *position, outsize - *position);
 	if (n < 0) return 0;
 	*position += n;
-	atomic_fetch_add(&ddt_st.packs, 1);
-	atomic_fetch_add(&ddt_st.bytes, n);
+	DDT_COUNT(packs, 1);
+	DDT_COUNT(bytes, n);
 	return 1;
 }
 
@@ -418,8 +459,8 @@ static int unpack(const void *inbuf, int64_t insize, int64_t *position, void *ou
 	int64_t n = ddt_unpack(&ti, (char *)inbuf + *position, insize - *position, outbuf, outcount);
 	if (n < 0) return 0;
 	*position += n;
-	atomic_fetch_add(&ddt_st.unpacks, 1);
-	atomic_fetch_add(&ddt_st.bytes, n);
+	DDT_COUNT(unpacks, 1);
+	DDT_COUNT(bytes, n);
 	return 1;
 }
 
@@ -466,8 +507,8 @@ static int pack_ext(const char *datarep, const void *inbuf, int64_t incount, MPI
 	int64_t n = ddtgoExtPack(ti.pin, (void *)inbuf, incount, (char *)outbuf + *position, outsize - *position);
 	if (n < 0) return 0;
 	*position += n;
-	atomic_fetch_add(&ddt_st.packs, 1);
-	atomic_fetch_add(&ddt_st.bytes, n);
+	DDT_COUNT(packs, 1);
+	DDT_COUNT(bytes, n);
 	return 1;
 }
 
@@ -480,8 +521,8 @@ static int unpack_ext(const char *datarep, const void *inbuf, int64_t insize, in
 	int64_t n = ddtgoExtUnpack(ti.pin, (char *)inbuf + *position, insize - *position, outbuf, outcount);
 	if (n < 0) return 0;
 	*position += n;
-	atomic_fetch_add(&ddt_st.unpacks, 1);
-	atomic_fetch_add(&ddt_st.bytes, n);
+	DDT_COUNT(unpacks, 1);
+	DDT_COUNT(bytes, n);
 	return 1;
 }
 

@@ -12,14 +12,26 @@ typedef struct {
 	int32_t pin;
 	int64_t size, lb, extent, true_lb, true_extent;
 	ddt_native nat; // the generated code, called without entering Go
+	// contig: one instance is the run of size bytes at data_lb in type-map
+	// order, so count instances (count 1, or extent == size) are one memcpy
+	int64_t data_lb;
+	int32_t contig;
 } ddt_tinfo;
 
 // ddt_stat are the counters of the statistics line.
 typedef struct {
 	atomic_long types, mirrored, fallback, packs, unpacks, sends, recvs, bytes;
-	atomic_long native; // packs and unpacks that ran generated code without entering Go
+	atomic_long native; // packs and unpacks done without entering Go (generated code, or one memcpy)
 } ddt_stat;
 extern ddt_stat ddt_st;
+extern int ddt_stats_on;
+// DDT_COUNT adds v to a counter of the statistics line, only when the line
+// is asked for (DDT_MPI_STATS=1): the atomic additions cost more than a
+// small pack.
+#define DDT_COUNT(field, v) \
+	do { \
+		if (ddt_stats_on) atomic_fetch_add_explicit(&ddt_st.field, (v), memory_order_relaxed); \
+	} while (0)
 
 void ddt_init(void);
 int ddt_served(MPI_Datatype t, ddt_tinfo *out);

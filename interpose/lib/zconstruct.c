@@ -6,6 +6,22 @@
 // hands its arguments to the Go side, which mirrors it as a ddt type.
 #include "shim.h"
 
+// Combiners as the Go side numbers them (package datatype's Combiner).
+enum {
+	DDT_DUP = 1,
+	DDT_CONTIGUOUS = 2,
+	DDT_VECTOR = 3,
+	DDT_HVECTOR = 4,
+	DDT_INDEXED = 5,
+	DDT_HINDEXED = 6,
+	DDT_INDEXED_BLOCK = 7,
+	DDT_HINDEXED_BLOCK = 8,
+	DDT_STRUCT = 9,
+	DDT_SUBARRAY = 10,
+	DDT_DARRAY = 11,
+	DDT_RESIZED = 12,
+};
+
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
 	int rc = PMPI_Type_dup(oldtype, newtype);
 	if (rc != MPI_SUCCESS || !ddt_on || !newtype) return rc;

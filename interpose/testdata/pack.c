@@ -243,6 +243,43 @@ int main(int argc, char **argv) {
 	free(img);
 	ok("repeated pack unpack");
 
+	/* contiguous types, which the library packs with one memcpy: 3 of 5
+	   doubles in a row; one block of 4 ints 8 bytes after the origin (a
+	   data run not at 0); and 2 instances of the first, back to back */
+	MPI_Datatype c5, cblk;
+	MPI_Type_contiguous(5, MPI_DOUBLE, &c5);
+	MPI_Type_commit(&c5);
+	check_pack("contiguous 3x5", c5, 3, (char *)m, (char *)m, 15 * sizeof(double));
+	int one = 4;
+	MPI_Aint at8 = 8;
+	MPI_Type_create_hindexed(1, &one, &at8, MPI_INT, &cblk);
+	MPI_Type_commit(&cblk);
+	check_pack("contiguous at 8", cblk, 1, (char *)m, (char *)m + 8, 16);
+	memset(want, 0x77, 64);
+	memcpy((char *)want + 8, exp, 16);
+	check_unpack("unpack contiguous at 8", cblk, 1, (char *)exp, 16, (char *)want, 64, 0);
+	memset(want, 0x77, 15 * sizeof(double));
+	memcpy(want, exp, 15 * sizeof(double));
+	check_unpack("unpack contiguous 3x5", c5, 3, (char *)exp, 15 * sizeof(double), (char *)want, 15 * sizeof(double), 0);
+
+	/* a type freed and another created, which MPI may give the same
+	   handle: the library must not serve the new one from what it
+	   remembers of the old (contiguous, then every other double) */
+	for (int it = 0; it < 4; it++) {
+		MPI_Datatype a, b;
+		MPI_Type_contiguous(4, MPI_DOUBLE, &a);
+		MPI_Type_commit(&a);
+		check_pack("reused handle: first", a, 1, (char *)m, (char *)m, 32);
+		MPI_Type_free(&a);
+		MPI_Type_vector(4, 1, 2, MPI_DOUBLE, &b);
+		MPI_Type_commit(&b);
+		double ev[4] = {m[0], m[2], m[4], m[6]};
+		check_pack("reused handle: second", b, 1, (char *)m, (char *)ev, 32);
+		MPI_Type_free(&b);
+	}
+	MPI_Type_free(&c5);
+	MPI_Type_free(&cblk);
+
 	MPI_Type_free(&col);
 	MPI_Type_free(&col1);
 	MPI_Type_free(&st);

@@ -61,43 +61,35 @@ func (v *visitor) inst(t *datatype.Type, base int64) {
 		return
 	}
 	a := t.Args()
-	switch t.Combiner() {
-	case datatype.CombinerNamed:
+	switch t.Combiner().Shape() {
+	case datatype.ShapeNamed:
 		// a pair type with a gap; its two members in order
 		m := t.TypeMap(1)
 		for _, e := range m {
 			v.run(base+e.Disp, e.Basic.Size())
 		}
 		return
-	case datatype.CombinerDup, datatype.CombinerResized:
+	case datatype.ShapeResized:
 		v.inst(a.Types[0], base)
 		return
-	case datatype.CombinerSubarray, datatype.CombinerDarray:
+	case datatype.ShapeLowered:
 		v.inst(t.Lower(), base)
 		return
-	case datatype.CombinerContiguous:
-		v.blockRun(base, a.Count, a.Types[0])
-	case datatype.CombinerVector, datatype.CombinerHVector:
+	case datatype.ShapeStrided:
 		old := a.Types[0]
-		sb := a.Stride
-		if t.Combiner() == datatype.CombinerVector {
-			sb *= old.Extent()
-		}
-		blk := a.Blocklength * old.Size()
+		count, bl, sb, _ := t.Strided()
+		blk := bl * old.Size()
 		i := int64(0)
 		if v.pos < v.from {
 			i = (v.from - v.pos) / blk
 			v.pos += i * blk
 		}
-		for ; i < a.Count && v.pos < v.to; i++ {
-			v.blockRun(base+i*sb, a.Blocklength, old)
+		for ; i < count && v.pos < v.to; i++ {
+			v.blockRun(base+i*sb, bl, old)
 		}
-	case datatype.CombinerIndexed, datatype.CombinerHIndexed, datatype.CombinerIndexedBlock, datatype.CombinerHIndexedBlock:
+	case datatype.ShapeBlocks:
 		old := a.Types[0]
-		scale := int64(1)
-		if c := t.Combiner(); c == datatype.CombinerIndexed || c == datatype.CombinerIndexedBlock {
-			scale = old.Extent()
-		}
+		scale := t.BlockUnit()
 		for i, d := range a.Displacements {
 			if v.pos >= v.to {
 				break
@@ -108,7 +100,7 @@ func (v *visitor) inst(t *datatype.Type, base int64) {
 			}
 			v.blockRun(base+d*scale, bl, old)
 		}
-	case datatype.CombinerStruct:
+	case datatype.ShapeStruct:
 		for i, d := range a.Displacements {
 			if v.pos >= v.to {
 				break

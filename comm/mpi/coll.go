@@ -101,3 +101,31 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	}
 	return &s, nil
 }
+
+// Reduce is MPI_Reduce; see comm.Reductions.
+func (c *Comm) Reduce(send, recv comm.Buffer, op *comm.Op, root int) error {
+	return c.colls().Reduce(send, recv, op, root)
+}
+
+// Allreduce is MPI_Allreduce; see comm.Reductions.
+func (c *Comm) Allreduce(send, recv comm.Buffer, op *comm.Op) error {
+	return c.colls().Allreduce(send, recv, op)
+}
+
+// ReduceScatter is MPI_Reduce_scatter; see comm.Reductions.
+func (c *Comm) ReduceScatter(send, recv comm.Buffer, counts []int64, op *comm.Op) error {
+	return c.colls().ReduceScatter(send, recv, counts, op)
+}
+
+// ReduceScatterBlock is MPI_Reduce_scatter_block; see comm.Reductions.
+func (c *Comm) ReduceScatterBlock(send, recv comm.Buffer, op *comm.Op) error {
+	return c.colls().ReduceScatterBlock(send, recv, op)
+}
+
+// Scan is MPI_Scan; see comm.Reductions.
+func (c *Comm) Scan(send, recv comm.Buffer, op *comm.Op) error { return c.colls().Scan(send, recv, op) }
+
+// Exscan is MPI_Exscan; see comm.Reductions.
+func (c *Comm) Exscan(send, recv comm.Buffer, op *comm.Op) error {
+	return c.colls().Exscan(send, recv, op)
+}

@@ -103,6 +103,7 @@ type world struct {
 	// from it, for Finalize's accounting
 	hsent, hrecv, rsent, rrecv []int64
 	nextCtx                    uint32 // the smallest communicator context not used yet
+	nativeReductions           int64  // reductions MPI did, for tests
 }
 
 // incoming is a header that arrived.

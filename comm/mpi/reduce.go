@@ -1,0 +1,325 @@
+//go:build mpi
+
+package mpi
+
+/*
+#include "ddt_mpi.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"unsafe"
+
+	"github.com/ddtlab/ddt/comm"
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// Reductions on MPI
+//
+// On the world communicator (the Comm of Init and its WithMode copies),
+// every reduction first runs one MPI_Iallreduce (MPI_MAX over a few long
+// longs, on the collectives' MPI communicator) in which every rank
+// contributes its description of the reduction: which one, the
+// operation, the signature of its data, root and counts, and whether its
+// own arguments are good and MPI can do the reduction. If every rank
+// agrees and MPI can do it, the data is packed by ddt into a contiguous
+// buffer of the basic type, MPI reduces it with MPI_Ireduce,
+// MPI_Iallreduce, MPI_Ireduce_scatter(_block), MPI_Iscan or MPI_Iexscan
+// and the predefined MPI_Op, and ddt unpacks the result. Otherwise the
+// reduction runs in ddt (package comm's reductions over this transport's
+// point-to-point messages), which also reports bad arguments and
+// mismatches on every rank.
+//
+// MPI can do it when the operation is predefined and not MINLOC/MAXLOC,
+// the data's elements are all of one basic type on which the operation is
+// defined (and which MPI libraries are known to reduce correctly: see
+// trusted), and there are at most 2^31-1 of them. Mixed types, pairs
+// (MINLOC, MAXLOC) and user operations are reduced by ddt, as is every
+// reduction on communicators made by Split (they share MPI communicators
+// with the world, so MPI's collectives cannot tell them apart).
+
+// nativeOps are the operations MPI reduces, by their number in ddt_op.
+var nativeOps = [...]*comm.Op{nil, comm.Sum, comm.Prod, comm.Min, comm.Max, comm.Land, comm.Lor, comm.Lxor, comm.Band, comm.Bor, comm.Bxor}
+
+func nativeOp(op *comm.Op) int {
+	for i, o := range nativeOps {
+		if o != nil && o == op {
+			return i
+		}
+	}
+	return 0
+}
+
+// trusted reports whether MPI libraries reduce b with op correctly. MIN
+// and MAX on unsigned integers are not: MPICH 4.0.2 compares them as
+// signed (pmodels/mpich#6083), Open MPI 4.1.2-4.1.4 compares
+// MPI_UNSIGNED_LONG as signed (open-mpi/ompi#10525) and, on this
+// machine's 4.1.4, MPI_OFFSET as unsigned; ddt reduces those, and
+// the multi-language types (MPI_AINT, MPI_OFFSET, MPI_COUNT), itself.
+func trusted(op *comm.Op, b datatype.Basic) bool {
+	if op != comm.Min && op != comm.Max {
+		return true
+	}
+	switch b {
+	case datatype.UnsignedChar, datatype.Uint8, datatype.UnsignedShort, datatype.Uint16, datatype.Unsigned,
+		datatype.Uint32, datatype.UnsignedLong, datatype.UnsignedLongLong, datatype.Uint64,
+		datatype.Aint, datatype.Offset, datatype.Count:
+		return false
+	}
+	return true
+}
+
+// Reduction kinds of ddt_ireduction.
+const (
+	redReduce = 1 + iota
+	redAllreduce
+	redReduceScatter
+	redReduceScatterBlock
+	redScan
+	redExscan
+)
+
+var redNames = [...]string{"", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan"}
+
+// isWorld reports whether c is the world communicator, on which MPI's
+// collectives may run.
+func (c *Comm) isWorld() bool { return c.ctx == 0 && len(c.group) == c.w.size }
+
+// redArgs are a reduction's arguments.
+type redArgs struct {
+	kind       int
+	send, recv comm.Buffer
+	op         *comm.Op
+	root       int
+	counts     []int64
+}
+
+// plan is what this rank decides about a native reduction.
+type plan struct {
+	ok      bool // its arguments are good and MPI can do it
+	basic   datatype.Basic
+	elems   int64 // elements of send
+	perInst int64 // elements of one instance of send's type
+	words   [8]uint64
+}
+
+// plan describes a on this rank; ok is false (and the reduction left to
+// ddt) for anything MPI cannot do or any bad argument.
+func (c *Comm) plan(a redArgs) plan {
+	var p plan
+	p.words[0] = uint64(a.kind)
+	k := nativeOp(a.op)
+	p.words[1] = uint64(k)
+	if a.op != nil && k == 0 {
+		p.words[1] = 1 << 40 // a user operation or MINLOC/MAXLOC
+	}
+	p.words[5] = uint64(int64(a.root))
+	if a.counts != nil {
+		h := fnv.New64a()
+		for _, x := range a.counts {
+			var b [8]byte
+			for i := range b {
+				b[i] = byte(uint64(x) >> (8 * i))
+			}
+			h.Write(b[:])
+		}
+		p.words[6] = h.Sum64()
+	}
+	if a.send.Type == nil || a.send.Count < 0 {
+		return p
+	}
+	sig, err := comm.SignatureOf(a.send.Type, a.send.Count)
+	if err != nil {
+		return p
+	}
+	p.words[2], p.words[3] = sig.Sig.Hash, uint64(sig.Sig.N)
+	if sig.Sig.Uniform {
+		p.words[4] = 1 + uint64(sig.Sig.Basic)
+	}
+	n, me := c.Size(), c.Rank()
+	if k == 0 || !sig.Sig.Uniform || !a.op.Defined(sig.Sig.Basic) || !trusted(a.op, sig.Sig.Basic) || sig.Sig.N > math.MaxInt32 {
+		return p
+	}
+	if _, err := a.send.Type.NewPacker(a.send.Data, a.send.Origin, a.send.Count); err != nil {
+		return p
+	}
+	p.basic, p.elems = sig.Sig.Basic, sig.Sig.N
+	p.perInst = a.send.Type.Type().Elements()
+	recvCount := a.send.Count // instances of send's type that recv takes
+	needRecv := true
+	switch a.kind {
+	case redReduce:
+		if a.root < 0 || a.root >= n {
+			return p
+		}
+		needRecv = me == a.root
+	case redExscan:
+		needRecv = me > 0
+	case redReduceScatter, redReduceScatterBlock:
+		if len(a.counts) != n {
+			return p
+		}
+		total := int64(0)
+		for _, x := range a.counts {
+			if x < 0 || x > math.MaxInt32 {
+				return p
+			}
+			total += x
+		}
+		if total != a.send.Count || a.counts[me]*p.perInst > math.MaxInt32 {
+			return p
+		}
+		recvCount = a.counts[me]
+	}
+	if needRecv {
+		if a.recv.Type == nil || a.recv.Count < 0 {
+			return p
+		}
+		want, err1 := comm.SignatureOf(a.send.Type, recvCount)
+		got, err2 := comm.SignatureOf(a.recv.Type, a.recv.Count)
+		if err1 != nil || err2 != nil {
+			return p
+		}
+		if same, _ := want.Sig.Same(got.Sig); !same {
+			return p
+		}
+		if _, err := a.recv.Type.NewUnpacker(a.recv.Data, a.recv.Origin, a.recv.Count); err != nil {
+			return p
+		}
+	}
+	p.ok = true
+	return p
+}
+
+// agree runs the MPI_Iallreduce that tells every rank whether all planned
+// the same native reduction.
+func (c *Comm) agree(p plan) (bool, error) {
+	// words as 32-bit halves, each with its negation: MAX gives the
+	// maximum and minus the minimum of every half
+	const nw = len(plan{}.words)
+	const n = 4*nw + 2
+	buf := C.malloc(C.size_t(2 * 8 * n))
+	defer C.free(buf)
+	v := unsafe.Slice((*int64)(buf), 2*n)
+	for i, w := range p.words {
+		hi, lo := int64(w>>32), int64(w&0xffffffff)
+		v[4*i], v[4*i+1], v[4*i+2], v[4*i+3] = hi, -hi, lo, -lo
+	}
+	ok := int64(0)
+	if p.ok {
+		ok = 1
+	}
+	v[4*nw], v[4*nw+1] = ok, -ok
+	req, err := c.w.ireduction("MPI_Iallreduce", redAllreduce, buf, unsafe.Add(buf, 8*n), n, nil, C.ddt_long_long(), 4, 0)
+	if err != nil {
+		return false, err
+	}
+	if _, err := req.Wait(); err != nil {
+		return false, err
+	}
+	out := v[n:]
+	for i := 0; i < n; i += 2 {
+		if out[i] != -out[i+1] {
+			return false, nil // the ranks differ
+		}
+	}
+	return out[4*nw] == 1, nil
+}
+
+// ireduction starts an MPI reduction and returns its request.
+func (w *world) ireduction(name string, kind int, s, r unsafe.Pointer, count int, counts *C.int, t C.MPI_Datatype, op, root int) (*comm.Request, error) {
+	req := w.newRequest()
+	p := newPending(func(res result) {
+		var err error
+		if res.code != 0 {
+			err = &Error{Op: name, Code: res.code}
+		}
+		req.Complete(comm.Status{}, err)
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, errors.New("mpi: reduction after Finalize")
+	}
+	if err := check(name, C.ddt_ireduction(C.int(kind), s, r, C.int(count), counts, t, C.int(op), C.int(root), w.ccomm, p.req)); err != nil {
+		return nil, err
+	}
+	w.start(p)
+	return req, nil
+}
+
+// reduce runs a on MPI if every rank agrees that MPI can do it; handled
+// is false when the reduction is left to ddt.
+func (c *Comm) reduce(a redArgs) (handled bool, err error) {
+	if !c.isWorld() {
+		return false, nil
+	}
+	p := c.plan(a)
+	ok, err := c.agree(p)
+	if err != nil {
+		return true, err
+	}
+	if !ok {
+		return false, nil
+	}
+	name := redNames[a.kind]
+	n, me := c.Size(), c.Rank()
+	bsize := p.basic.Size()
+	cname := C.CString(p.basic.CName())
+	t := C.ddt_named(cname)
+	C.free(unsafe.Pointer(cname))
+	sbuf, sb := cbytes(p.elems * bsize)
+	defer C.free(sbuf)
+	if _, err := a.send.Type.Pack(sb, a.send.Data, a.send.Origin, a.send.Count); err != nil && err != io.EOF {
+		return true, fmt.Errorf("%s: send: %w", name, err)
+	}
+	count := p.elems
+	relems := p.elems // elements this rank receives
+	var counts *C.int
+	switch a.kind {
+	case redReduce:
+		if me != a.root {
+			relems = 0
+		}
+	case redExscan:
+		if me == 0 {
+			relems = 0
+		}
+	case redReduceScatter:
+		cs := C.malloc(C.size_t(4 * n))
+		defer C.free(cs)
+		cv := unsafe.Slice((*C.int)(cs), n)
+		for i, x := range a.counts {
+			cv[i] = C.int(x * p.perInst)
+		}
+		counts = (*C.int)(cs)
+		relems = a.counts[me] * p.perInst
+	case redReduceScatterBlock:
+		count = a.counts[me] * p.perInst
+		relems = count
+	}
+	rbuf, rb := cbytes(max(relems, 1) * bsize)
+	defer C.free(rbuf)
+	req, err := c.w.ireduction(name, a.kind, sbuf, rbuf, int(count), counts, t, nativeOp(a.op), a.root)
+	if err != nil {
+		return true, err
+	}
+	if _, err := req.Wait(); err != nil {
+		return true, err
+	}
+	c.w.mu.Lock()
+	c.w.nativeReductions++
+	c.w.mu.Unlock()
+	if relems == 0 && !(a.kind == redReduceScatter || a.kind == redReduceScatterBlock) {
+		return true, nil
+	}
+	if _, err := a.recv.Type.Unpack(a.recv.Data, rb[:relems*bsize], a.recv.Origin, a.recv.Count); err != nil {
+		return true, fmt.Errorf("%s: recv: %w", name, err)
+	}
+	return true, nil
+}

@@ -12,9 +12,9 @@ import (
 )
 
 // Reductions is the reduction part of Collectives (MPI-4.1 §6.9–6.11).
-// send and recv are separate buffers (they must not overlap); recv must
-// have the signature of the part of the reduced data it receives, with any
-// layout. The operation combines element i of every rank's send data, in
+// recv must have the signature of the part of the reduced data it
+// receives, with any layout. send and recv may share memory (the effect
+// of MPI_IN_PLACE): the send data is packed before anything is written. The operation combines element i of every rank's send data, in
 // rank order: x_0 ∘ x_1 ∘ … ∘ x_{n-1}.
 //
 // Every rank must give the same operation and data of the same signature

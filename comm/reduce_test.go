@@ -863,6 +863,45 @@ func TestReductionErrors(t *testing.T) {
 	}
 }
 
+// TestInPlace: send and recv in the same memory.
+func TestInPlace(t *testing.T) {
+	i32 := commit(datatype.Of(datatype.Int), nil)
+	for _, which := range []string{"allreduce", "scan", "reduce"} {
+		errs := runRanks(t, 4, func(c *Comm) error {
+			b := Buffer{Data: make([]byte, 8), Count: 2, Type: i32}
+			binary.NativeEndian.PutUint32(b.Data, uint32(c.Rank()+1))
+			binary.NativeEndian.PutUint32(b.Data[4:], 10)
+			var err error
+			want := []uint32{10, 40}
+			switch which {
+			case "allreduce":
+				err = c.Allreduce(b, b, Sum)
+			case "scan":
+				err = c.Scan(b, b, Sum)
+				k := uint32(c.Rank() + 1)
+				want = []uint32{k * (k + 1) / 2, 10 * k}
+			case "reduce":
+				err = c.Reduce(b, b, Sum, 2)
+				if c.Rank() != 2 {
+					want = []uint32{uint32(c.Rank() + 1), 10}
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if got := []uint32{binary.NativeEndian.Uint32(b.Data), binary.NativeEndian.Uint32(b.Data[4:])}; got[0] != want[0] || got[1] != want[1] {
+				return fmt.Errorf("%s in place: %v, want %v", which, got, want)
+			}
+			return nil
+		})
+		for r, err := range errs {
+			if err != nil {
+				t.Errorf("rank %d: %v", r, err)
+			}
+		}
+	}
+}
+
 func TestNewOpArgs(t *testing.T) {
 	if _, err := NewOp("", true, func([]byte, []byte, int64, *datatype.Type) error { return nil }); err == nil {
 		t.Error("empty name accepted")

@@ -19,29 +19,7 @@ import (
 	"github.com/ddtlab/ddt/datatype"
 )
 
-// Reductions on MPI
-//
-// On the world communicator (the Comm of Init and its WithMode copies),
-// every reduction first runs one MPI_Iallreduce (MPI_MAX over a few long
-// longs, on the collectives' MPI communicator) in which every rank
-// contributes its description of the reduction: which one, the
-// operation, the signature of its data, root and counts, and whether its
-// own arguments are good and MPI can do the reduction. If every rank
-// agrees and MPI can do it, the data is packed by ddt into a contiguous
-// buffer of the basic type, MPI reduces it with MPI_Ireduce,
-// MPI_Iallreduce, MPI_Ireduce_scatter(_block), MPI_Iscan or MPI_Iexscan
-// and the predefined MPI_Op, and ddt unpacks the result. Otherwise the
-// reduction runs in ddt (package comm's reductions over this transport's
-// point-to-point messages), which also reports bad arguments and
-// mismatches on every rank.
-//
-// MPI can do it when the operation is predefined and not MINLOC/MAXLOC,
-// the data's elements are all of one basic type on which the operation is
-// defined (and which MPI libraries are known to reduce correctly: see
-// trusted), and there are at most 2^31-1 of them. Mixed types, pairs
-// (MINLOC, MAXLOC) and user operations are reduced by ddt, as is every
-// reduction on communicators made by Split (they share MPI communicators
-// with the world, so MPI's collectives cannot tell them apart).
+// Reductions: see the package documentation.
 
 // nativeOps are the operations MPI reduces, by their number in ddt_op.
 var nativeOps = [...]*comm.Op{nil, comm.Sum, comm.Prod, comm.Min, comm.Max, comm.Land, comm.Lor, comm.Lxor, comm.Band, comm.Bor, comm.Bxor}

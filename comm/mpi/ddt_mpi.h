@@ -223,7 +223,7 @@ static int ddt_ialltoall_ll(long long *send, long long *recv, int n, MPI_Comm c,
 	return MPI_Ialltoall(send, n, MPI_LONG_LONG, recv, n, MPI_LONG_LONG, c, r);
 }
 // ddt_op returns MPI's predefined operation number k of package mpi's
-// table (1 MPI_SUM ... 10 MPI_BXOR), or MPI_OP_NULL.
+// table (1 MPI_SUM ... 10 MPI_BXOR, 11 MPI_MINLOC, 12 MPI_MAXLOC), or MPI_OP_NULL.
 static MPI_Op ddt_op(int k) {
 	switch (k) {
 	case 1: return MPI_SUM;
@@ -236,6 +236,8 @@ static MPI_Op ddt_op(int k) {
 	case 8: return MPI_BAND;
 	case 9: return MPI_BOR;
 	case 10: return MPI_BXOR;
+	case 11: return MPI_MINLOC;
+	case 12: return MPI_MAXLOC;
 	}
 	return MPI_OP_NULL;
 }

@@ -96,10 +96,12 @@
 // run over this transport's point-to-point messages: ddt reduces, and
 // reports bad arguments and mismatches on every rank.
 //
-// MPI does it when the operation is predefined and not MINLOC/MAXLOC,
-// the elements are all of one basic type on which the operation is
-// defined, and there are at most 2^31-1 of them. ddt does the rest:
-// mixed basic types, pairs (MINLOC, MAXLOC), user operations, MIN and MAX
+// MPI does it when the operation is predefined, the elements are all of
+// one basic type on which the operation is defined (for MINLOC and
+// MAXLOC: all (value, int) pairs of one pair type, which are moved
+// between ddt's packed form and MPI's struct layout), and there are at
+// most 2^31-1 of them. ddt does the rest: mixed basic types, user
+// operations, MIN and MAX
 // on unsigned integers and on MPI_AINT, MPI_OFFSET and MPI_COUNT (MPICH
 // 4.0.2 compares unsigned integers as signed, pmodels/mpich#6083; Open
 // MPI 4.1.2-4.1.4 compares MPI_UNSIGNED_LONG as signed,

@@ -22,7 +22,40 @@ import (
 // Reductions: see the package documentation.
 
 // nativeOps are the operations MPI reduces, by their number in ddt_op.
-var nativeOps = [...]*comm.Op{nil, comm.Sum, comm.Prod, comm.Min, comm.Max, comm.Land, comm.Lor, comm.Lxor, comm.Band, comm.Bor, comm.Bxor}
+var nativeOps = [...]*comm.Op{nil, comm.Sum, comm.Prod, comm.Min, comm.Max, comm.Land, comm.Lor, comm.Lxor, comm.Band, comm.Bor, comm.Bxor, comm.Minloc, comm.Maxloc}
+
+// pairTypes are the pair types MINLOC and MAXLOC take.
+var pairTypes = [...]*datatype.Type{datatype.FloatInt, datatype.DoubleInt, datatype.LongInt, datatype.TwoInt, datatype.ShortInt, datatype.LongDoubleInt}
+
+// pairOf returns the pair type whose (value, int) pairs are all the
+// elements of one instance of t, or nil.
+func pairOf(t *datatype.Type) *datatype.Type {
+	var val datatype.Basic
+	k, ok := int64(0), true
+	t.Walk(1, func(b datatype.Basic, _ int64) bool {
+		switch {
+		case k == 0:
+			val = b
+		case k%2 == 0:
+			ok = b == val
+		default:
+			ok = b == datatype.Int
+		}
+		k++
+		return ok
+	})
+	if !ok || k == 0 || k%2 != 0 {
+		return nil
+	}
+	for _, pt := range pairTypes {
+		var first datatype.Basic
+		pt.Walk(1, func(b datatype.Basic, _ int64) bool { first = b; return false })
+		if first == val {
+			return pt
+		}
+	}
+	return nil
+}
 
 func nativeOp(op *comm.Op) int {
 	for i, o := range nativeOps {
@@ -77,12 +110,14 @@ type redArgs struct {
 	counts     []int64
 }
 
-// plan is what this rank decides about a native reduction.
+// plan is what this rank decides about a native reduction. MPI reduces
+// units: basic elements, or (value, int) pairs for MINLOC and MAXLOC.
 type plan struct {
 	ok      bool // its arguments are good and MPI can do it
 	basic   datatype.Basic
-	elems   int64 // elements of send
-	perInst int64 // elements of one instance of send's type
+	pair    *datatype.Type // the pair type of MINLOC and MAXLOC, else nil
+	units   int64          // units of send
+	perInst int64          // units of one instance of send's type
 	words   [8]uint64
 }
 
@@ -120,14 +155,23 @@ func (c *Comm) plan(a redArgs) plan {
 		p.words[4] = 1 + uint64(sig.Sig.Basic)
 	}
 	n, me := c.Size(), c.Rank()
-	if k == 0 || !sig.Sig.Uniform || !a.op.Defined(sig.Sig.Basic) || !trusted(a.op, sig.Sig.Basic) || sig.Sig.N > math.MaxInt32 {
+	if k == 0 || sig.Sig.N > math.MaxInt32 {
 		return p
+	}
+	if a.op == comm.Minloc || a.op == comm.Maxloc {
+		if p.pair = pairOf(a.send.Type.Type()); p.pair == nil {
+			return p
+		}
+		p.units, p.perInst = sig.Sig.N/2, a.send.Type.Type().Elements()/2
+	} else {
+		if !sig.Sig.Uniform || !a.op.Defined(sig.Sig.Basic) || !trusted(a.op, sig.Sig.Basic) {
+			return p
+		}
+		p.basic, p.units, p.perInst = sig.Sig.Basic, sig.Sig.N, a.send.Type.Type().Elements()
 	}
 	if _, err := a.send.Type.NewPacker(a.send.Data, a.send.Origin, a.send.Count); err != nil {
 		return p
 	}
-	p.basic, p.elems = sig.Sig.Basic, sig.Sig.N
-	p.perInst = a.send.Type.Type().Elements()
 	recvCount := a.send.Count // instances of send's type that recv takes
 	needRecv := true
 	switch a.kind {
@@ -247,26 +291,43 @@ func (c *Comm) reduce(a redArgs) (handled bool, err error) {
 	}
 	name := redNames[a.kind]
 	n, me := c.Size(), c.Rank()
-	bsize := p.basic.Size()
-	cname := C.CString(p.basic.CName())
+	// units: packed size psize, in MPI's layout msize bytes with the
+	// index (of a pair) at offset idx
+	psize, msize, idx := p.basic.Size(), p.basic.Size(), int64(0)
+	cn := p.basic.CName()
+	if p.pair != nil {
+		psize, msize, cn = p.pair.Size(), p.pair.Extent(), pairCNames[p.pair.Name()]
+		p.pair.Walk(1, func(_ datatype.Basic, d int64) bool { idx = d; return true })
+	}
+	cname := C.CString(cn)
 	t := C.ddt_named(cname)
 	C.free(unsafe.Pointer(cname))
-	sbuf, sb := cbytes(p.elems * bsize)
+	sbuf, sb := cbytes(p.units * msize)
 	defer C.free(sbuf)
-	if _, err := a.send.Type.Pack(sb, a.send.Data, a.send.Origin, a.send.Count); err != nil && err != io.EOF {
+	packed := sb
+	if p.pair != nil {
+		packed = make([]byte, p.units*psize)
+	}
+	if _, err := a.send.Type.Pack(packed, a.send.Data, a.send.Origin, a.send.Count); err != nil && err != io.EOF {
 		return true, fmt.Errorf("%s: send: %w", name, err)
 	}
-	count := p.elems
-	relems := p.elems // elements this rank receives
+	if p.pair != nil { // (value, int) pairs to MPI's struct layout
+		for j := range p.units {
+			copy(sb[j*msize:j*msize+psize-4], packed[j*psize:])
+			copy(sb[j*msize+idx:j*msize+idx+4], packed[j*psize+psize-4:])
+		}
+	}
+	count := p.units
+	runits := p.units // units this rank receives
 	var counts *C.int
 	switch a.kind {
 	case redReduce:
 		if me != a.root {
-			relems = 0
+			runits = 0
 		}
 	case redExscan:
 		if me == 0 {
-			relems = 0
+			runits = 0
 		}
 	case redReduceScatter:
 		cs := C.malloc(C.size_t(4 * n))
@@ -276,12 +337,12 @@ func (c *Comm) reduce(a redArgs) (handled bool, err error) {
 			cv[i] = C.int(x * p.perInst)
 		}
 		counts = (*C.int)(cs)
-		relems = a.counts[me] * p.perInst
+		runits = a.counts[me] * p.perInst
 	case redReduceScatterBlock:
 		count = a.counts[me] * p.perInst
-		relems = count
+		runits = count
 	}
-	rbuf, rb := cbytes(max(relems, 1) * bsize)
+	rbuf, rb := cbytes(max(runits, 1) * msize)
 	defer C.free(rbuf)
 	req, err := c.w.ireduction(name, a.kind, sbuf, rbuf, int(count), counts, t, nativeOp(a.op), a.root)
 	if err != nil {
@@ -293,10 +354,18 @@ func (c *Comm) reduce(a redArgs) (handled bool, err error) {
 	c.w.mu.Lock()
 	c.w.nativeReductions++
 	c.w.mu.Unlock()
-	if relems == 0 && !(a.kind == redReduceScatter || a.kind == redReduceScatterBlock) {
+	if runits == 0 && !(a.kind == redReduceScatter || a.kind == redReduceScatterBlock) {
 		return true, nil
 	}
-	if _, err := a.recv.Type.Unpack(a.recv.Data, rb[:relems*bsize], a.recv.Origin, a.recv.Count); err != nil {
+	res := rb[:runits*msize]
+	if p.pair != nil { // back to packed pairs
+		res = make([]byte, runits*psize)
+		for j := range runits {
+			copy(res[j*psize:j*psize+psize-4], rb[j*msize:])
+			copy(res[j*psize+psize-4:j*psize+psize], rb[j*msize+idx:])
+		}
+	}
+	if _, err := a.recv.Type.Unpack(a.recv.Data, res, a.recv.Origin, a.recv.Count); err != nil {
 		return true, fmt.Errorf("%s: recv: %w", name, err)
 	}
 	return true, nil

@@ -127,12 +127,51 @@ func TestReductionsNativeMatchDDT(t *testing.T) {
 	if err := c.Allreduce(mb, comm.Buffer{Data: make([]byte, 16), Count: 1, Type: mixed}, comm.Sum); err != nil {
 		t.Fatal(err)
 	}
-	pairs, _ := ddt.Commit(datatype.DoubleInt)
-	if err := c.Allreduce(comm.Buffer{Data: make([]byte, 16), Count: 1, Type: pairs}, comm.Buffer{Data: make([]byte, 16), Count: 1, Type: pairs}, comm.Maxloc); err != nil {
-		t.Fatal(err)
-	}
 	if c.w.nativeReductions != before {
-		t.Errorf("MPI reduced a struct or pairs")
+		t.Errorf("MPI reduced a struct of an int and a double")
+	}
+	// MINLOC and MAXLOC on every pair type, two pairs per instance of a
+	// vector, values with ties
+	for _, pt := range pairTypes {
+		vt := must(datatype.Vector(2, 1, 2, pt))
+		ct, _ := ddt.Commit(vt)
+		ext := pt.Extent()
+		var vb datatype.Basic
+		var idx int64
+		pt.Walk(1, func(b datatype.Basic, d int64) bool {
+			if d == 0 {
+				vb = b
+			} else {
+				idx = d
+			}
+			return true
+		})
+		send := comm.Buffer{Data: make([]byte, 3*ext), Count: 1, Type: ct}
+		for i := range 2 {
+			at := int64(2*i) * ext
+			putSmall(vb, send.Data[at:], int64((c.Rank()+i)%2))
+			binary.NativeEndian.PutUint32(send.Data[at+idx:], uint32(c.Size()-c.Rank()))
+		}
+		for _, op := range []*comm.Op{comm.Minloc, comm.Maxloc} {
+			before := c.w.nativeReductions
+			viaMPI := comm.Buffer{Data: make([]byte, 3*ext), Count: 1, Type: ct}
+			if err := c.Allreduce(send, viaMPI, op); err != nil {
+				t.Fatalf("%s on %s through MPI: %v", op, pt, err)
+			}
+			if c.w.nativeReductions != before+1 {
+				t.Errorf("%s on %s: MPI did not reduce", op, pt)
+			}
+			viaDDT := comm.Buffer{Data: make([]byte, 3*ext), Count: 1, Type: ct}
+			if err := sub.Allreduce(send, viaDDT, op); err != nil {
+				t.Fatalf("%s on %s through ddt: %v", op, pt, err)
+			}
+			for _, x := range []comm.Buffer{viaMPI, viaDDT} {
+				maskPadding(vt, x.Data)
+			}
+			if !bytes.Equal(viaMPI.Data, viaDDT.Data) {
+				t.Errorf("%s on %s: MPI gives % x, ddt % x", op, pt, viaMPI.Data, viaDDT.Data)
+			}
+		}
 	}
 }
 

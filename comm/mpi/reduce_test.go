@@ -5,8 +5,12 @@ package mpi
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/comm"
@@ -224,4 +228,66 @@ func maskPadding(t *datatype.Type, buf []byte) {
 		}
 		return true
 	})
+}
+
+// TestReduceLatency prints the time of an Allreduce (MPI_SUM) of n doubles
+// in C, through this package on the world communicator (MPI reduces) and
+// on a communicator of all ranks made by Split (ddt reduces over
+// point-to-point), measured alternately in one run (DDT_MPI_LATENCY=1).
+func TestReduceLatency(t *testing.T) {
+	if os.Getenv("DDT_MPI_LATENCY") == "" || testComm.Size() < 2 {
+		t.Skip("set DDT_MPI_LATENCY=1 and run with 2 or more ranks")
+	}
+	c := testComm
+	sub, err := c.Split(0, c.Rank())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const iters, rounds = 100, 21
+	for _, n := range []int{1, 10, 1000} {
+		// every other double of a vector: ddt packs, whoever reduces
+		vt, err := datatype.Vector(int64(n), 1, 2, datatype.Of(datatype.Double))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct, _ := ddt.Commit(vt)
+		send := comm.Buffer{Data: make([]byte, 16*n), Count: 1, Type: ct}
+		recv := comm.Buffer{Data: make([]byte, 16*n), Count: 1, Type: ct}
+		res := map[string][]float64{}
+		for range rounds {
+			d, err := c.CAllreduce(n, iters)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res["C"] = append(res["C"], float64(d.Nanoseconds())/1e3)
+			for _, via := range []struct {
+				name string
+				c    *Comm
+			}{{"mpi", c}, {"ddt", sub}} {
+				if err := c.Barrier(); err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				for range iters {
+					if err := via.c.Allreduce(send, recv, comm.Sum); err != nil {
+						t.Fatal(err)
+					}
+				}
+				res[via.name] = append(res[via.name], float64(time.Since(start).Nanoseconds())/1e3/iters)
+			}
+		}
+		if c.Rank() == 0 {
+			med := func(x []float64) (float64, float64) {
+				slices.Sort(x)
+				return x[0], x[len(x)/2]
+			}
+			cmin, cmed := med(res["C"])
+			line := fmt.Sprintf("%s, %d ranks, allreduce of %5d doubles: C %.2f/%.2f µs", Library, c.Size(), n, cmin, cmed)
+			for _, m := range []string{"mpi", "ddt"} {
+				mn, md := med(res[m])
+				line += fmt.Sprintf(" | %s %.2f/%.2f µs (%.1fx)", m, mn, md, mn/cmin)
+			}
+			t.Log(line + "  [min/median of 21 alternating rounds of 100 calls; ratios of the minima to C]")
+		}
+	}
 }

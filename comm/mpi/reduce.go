@@ -253,6 +253,24 @@ func (c *Comm) agree(p plan) (bool, error) {
 	return out[4*nw] == 1, nil
 }
 
+// namedType returns MPI's predefined datatype of the given C name,
+// looked up once.
+func (w *world) namedType(name string) C.MPI_Datatype {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if t, ok := w.named[name]; ok {
+		return t
+	}
+	cs := C.CString(name)
+	t := C.ddt_named(cs)
+	C.free(unsafe.Pointer(cs))
+	if w.named == nil {
+		w.named = map[string]C.MPI_Datatype{}
+	}
+	w.named[name] = t
+	return t
+}
+
 // ireduction starts an MPI reduction and returns its request.
 func (w *world) ireduction(name string, kind int, s, r unsafe.Pointer, count int, counts *C.int, t C.MPI_Datatype, op, root int) (*comm.Request, error) {
 	req := w.newRequest()
@@ -299,11 +317,15 @@ func (c *Comm) reduce(a redArgs) (handled bool, err error) {
 		psize, msize, cn = p.pair.Size(), p.pair.Extent(), pairCNames[p.pair.Name()]
 		p.pair.Walk(1, func(_ datatype.Basic, d int64) bool { idx = d; return true })
 	}
-	cname := C.CString(cn)
-	t := C.ddt_named(cname)
-	C.free(unsafe.Pointer(cname))
-	sbuf, sb := cbytes(p.units * msize)
+	t := c.w.namedType(cn)
+	// one C allocation: the send units, then room for the received ones
+	rmax := p.units
+	if a.kind == redReduceScatter || a.kind == redReduceScatterBlock {
+		rmax = a.counts[me] * p.perInst
+	}
+	sbuf, all := cbytes((p.units + max(rmax, 1)) * msize)
 	defer C.free(sbuf)
+	sb := all[:p.units*msize]
 	packed := sb
 	if p.pair != nil {
 		packed = make([]byte, p.units*psize)
@@ -342,8 +364,7 @@ func (c *Comm) reduce(a redArgs) (handled bool, err error) {
 		count = a.counts[me] * p.perInst
 		runits = count
 	}
-	rbuf, rb := cbytes(max(runits, 1) * msize)
-	defer C.free(rbuf)
+	rbuf, rb := unsafe.Add(sbuf, p.units*msize), all[p.units*msize:]
 	req, err := c.w.ireduction(name, a.kind, sbuf, rbuf, int(count), counts, t, nativeOp(a.op), a.root)
 	if err != nil {
 		return true, err

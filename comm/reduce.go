@@ -80,11 +80,23 @@ func ReduceLocal(in, inout Buffer, op *Op) error {
 	if err := op.check(l); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	a, err := packed(in, 0)
-	if err != nil {
-		return fmt.Errorf("%s: in: %w", name, err)
+	b, bok := direct(inout)
+	bok = bok && (op.kind != opUser || aligned8(b))
+	a, aok := direct(in)
+	if !aok || (op.kind == opUser && !aligned8(a)) || (bok && overlap(a, b)) {
+		var err error
+		if a, err = packed(in, 0); err != nil { // a copy: in may share memory with inout
+			return fmt.Errorf("%s: in: %w", name, err)
+		}
 	}
-	b, err := packed(inout, 0)
+	if bok {
+		// inout's memory is its packed stream: combine in place
+		if err := op.apply(a, b, l); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	}
+	b, err = packed(inout, 0)
 	if err != nil {
 		return fmt.Errorf("%s: inout: %w", name, err)
 	}
@@ -95,6 +107,38 @@ func ReduceLocal(in, inout Buffer, op *Op) error {
 		return fmt.Errorf("%s: inout: %w", name, err)
 	}
 	return nil
+}
+
+// direct returns the bytes of b when they are its packed stream: a
+// contiguous type whose instances follow each other without gaps.
+func direct(b Buffer) ([]byte, bool) {
+	t := b.Type.Type()
+	if !t.IsContiguous() || (b.Count > 1 && t.Extent() != t.Size()) {
+		return nil, false
+	}
+	lo, _ := t.DataBounds()
+	size, err := t.PackSize(b.Count)
+	if err != nil {
+		return nil, false
+	}
+	start := b.Origin + lo
+	if start < 0 || start > int64(len(b.Data)) || size > int64(len(b.Data))-start {
+		return nil, false
+	}
+	return b.Data[start : start+size], true
+}
+
+// overlap reports whether a and b share memory.
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
+}
+
+func aligned8(b []byte) bool {
+	return len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%8 == 0
 }
 
 // alignedBytes returns n zero bytes, 8-byte aligned.

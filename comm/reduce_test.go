@@ -902,6 +902,29 @@ func TestInPlace(t *testing.T) {
 	}
 }
 
+// TestReduceLocalAliased: in and inout in the same or overlapping memory
+// see in as it was before the call.
+func TestReduceLocalAliased(t *testing.T) {
+	i32 := commit(datatype.Of(datatype.Int), nil)
+	b := make([]byte, 16)
+	for i := range 4 {
+		binary.NativeEndian.PutUint32(b[4*i:], uint32(i+1))
+	}
+	if err := ReduceLocal(Buffer{Data: b, Count: 4, Type: i32}, Buffer{Data: b, Count: 4, Type: i32}, Sum); err != nil {
+		t.Fatal(err)
+	}
+	// in = elements 0..2, inout = elements 1..3 of the doubled values
+	if err := ReduceLocal(Buffer{Data: b, Count: 3, Type: i32}, Buffer{Data: b, Origin: 4, Count: 3, Type: i32}, Sum); err != nil {
+		t.Fatal(err)
+	}
+	want := []uint32{2, 6, 10, 14}
+	for i, w := range want {
+		if got := binary.NativeEndian.Uint32(b[4*i:]); got != w {
+			t.Errorf("element %d is %d, want %d", i, got, w)
+		}
+	}
+}
+
 func TestNewOpArgs(t *testing.T) {
 	if _, err := NewOp("", true, func([]byte, []byte, int64, *datatype.Type) error { return nil }); err == nil {
 		t.Error("empty name accepted")

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/ddtlab/ddt"
@@ -40,6 +42,36 @@ func TestNormalizePolicy(t *testing.T) {
 	for _, k := range []mpKind{kRCHIB, kRCIdx, kRCStruct} {
 		c := resolve(mpDef{"RC", "row+col", "n=1e5", k, 100000, 0, 0})
 		rows = append(rows, row{fmt.Sprintf("rowcol1e5/%s", c.ctor), c.makeType, c.count, 0, c.alloc, c.sparse, nil})
+	}
+	// lists of rows listed element by element (issue 24): 16 or 200 rows
+	// of 64 doubles 16 B apart at random row starts, and the same in 8
+	// planes (a 3-D block)
+	rowsAt := func(rowsN, planes int) func() *datatype.Type {
+		return func() *datatype.Type {
+			r := rand.New(rand.NewPCG(24, 4))
+			starts := r.Perm(5000)[:rowsN/planes]
+			slices.Sort(starts)
+			var ds []int64
+			for p := range planes {
+				for _, s := range starts {
+					for j := range 64 {
+						ds = append(ds, int64(p)*1<<26+int64(s)*4096+int64(j)*16)
+					}
+				}
+			}
+			t, err := datatype.HIndexedBlock(1, ds, datatype.Of(datatype.Double))
+			if err != nil {
+				panic(err)
+			}
+			return t
+		}
+	}
+	for _, n := range []int{16, 200} {
+		for _, planes := range []int{1, 8} {
+			t := rowsAt(n, planes)()
+			lo, hi, _ := t.Span(1)
+			rows = append(rows, row{fmt.Sprintf("%d rows listed, %d plane(s)", n, planes), rowsAt(n, planes), 1, -lo, hi - lo, false, nil})
+		}
 	}
 	ls, err := suite()
 	if err != nil {

@@ -345,6 +345,15 @@ func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, e
 func approximate(m TypeMap, opts Options, maxSeq int) (tree *Node, cost, lower int64, err error) {
 	tree = listTree(m)
 	cost = treeCost(tree, opts.Cost, map[*Node]int64{})
+	lower = LowerBound(m, opts)
+	if oneType(m) {
+		if t, c, err := chainTree(m, opts); err == nil && c < cost {
+			tree, cost = t, c
+		}
+	}
+	if cost <= lower {
+		return tree, cost, lower, nil // optimal: the rules cannot do better
+	}
 	if t, c, err := byRules(m, opts, maxSeq); err != nil {
 		return nil, 0, 0, err
 	} else if c < cost {
@@ -354,12 +363,7 @@ func approximate(m TypeMap, opts Options, maxSeq int) (tree *Node, cost, lower i
 			tree, cost = t, c
 		}
 	}
-	if oneType(m) {
-		if t, c, err := chainTree(m, opts); err == nil && c < cost {
-			tree, cost = t, c
-		}
-	}
-	return tree, cost, LowerBound(m, opts), nil
+	return tree, cost, lower, nil
 }
 
 // ListCost is the cost of the tree that lists m element by element (an idx

@@ -158,3 +158,41 @@ func TestApproximationBound(t *testing.T) {
 	}
 	t.Logf("approximation/optimum over %d maps: worst %.3f, mean %.3f", trials, worst, sum/float64(trials))
 }
+
+// FuzzApproximate: on maps read from the fuzzer's bytes (two types,
+// displacements in 4-byte units), the approximation's tree represents the
+// map and the exact optimum lies in [lower, cost], with cost/OPT within
+// the a-priori bound.
+func FuzzApproximate(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(0))
+	f.Add([]byte{0, 1, 10, 11, 20, 21, 30, 31, 200, 201}, uint8(5))
+	f.Add([]byte{9, 3, 9, 3, 9, 3, 7}, uint8(255))
+	f.Fuzz(func(t *testing.T, b []byte, types uint8) {
+		if len(b) == 0 || len(b) > 80 {
+			return
+		}
+		m := make(TypeMap, len(b))
+		for i, x := range b {
+			ty := "int"
+			if types>>(i%8)&1 != 0 {
+				ty = "double"
+			}
+			m[i] = Elem{ty, int64(x)*4 - 200}
+		}
+		opts := DefaultOptions()
+		tree, cost, lower, err := approximate(m, opts, 1+int(types%16))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !flattensTo(tree, m) || opts.Cost.Of(tree) != cost {
+			t.Fatalf("%v: tree %v does not represent the map at cost %d", m, tree, cost)
+		}
+		opt, err := exactCost(t, m, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lower > opt || opt > cost || float64(cost)/float64(opt) > float64(ListCost(m, opts))/float64(lower) {
+			t.Fatalf("%v: lower %d, optimum %d, cost %d", m, lower, opt, cost)
+		}
+	})
+}

@@ -228,7 +228,3 @@ func zFunction(x []int64) []int32 {
 	}
 	return z
 }
-
-// IsChainSet reports whether every tree over set is a chain (set ⊆
-// ChainSet), so that SolveChain solves it.
-func IsChainSet(set Set) bool { return set&^ChainSet == 0 }

@@ -196,3 +196,31 @@ func FuzzApproximate(f *testing.F) {
 		}
 	})
 }
+
+// TestSegmentTree: an index list of 3-double structs followed by three
+// arrays of doubles gathered at the same indices (DDTBench's LAMMPS shape)
+// comes back as a struc of an idx of vec(3) and a vec of an idx, at the
+// cost of that tree, far below the list.
+func TestSegmentTree(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 25))
+	idx := r.Perm(20000)[:3000]
+	var m TypeMap
+	for _, i := range idx {
+		for k := range 3 {
+			m = append(m, Elem{"double", int64(i*24 + k*8)})
+		}
+	}
+	for a := range 3 {
+		for _, i := range idx {
+			m = append(m, Elem{"double", int64(1<<20 + a*1<<18 + i*8)})
+		}
+	}
+	tree, cost, lower, err := approximate(m, DefaultOptions(), 1024)
+	if err != nil || !flattensTo(tree, m) {
+		t.Fatalf("%v (%v)", tree, err)
+	}
+	// struc(2): 2+2·2; idx(3000, vec(3, leaf)): 3+3000+4+2; vec(3, idx(3000, leaf)): 4+3+3000+2
+	if want := int64(6 + 3009 + 3009); cost != want {
+		t.Errorf("cost %d, want %d (list %d, lower %d): %.200v", cost, want, ListCost(m, DefaultOptions()), lower, tree.String())
+	}
+}

@@ -338,8 +338,8 @@ func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, e
 
 // approximate is ReconstructLarge's answer for a checked map of any
 // length: the cheapest of the rewrite rules' tree (exact runs of at most
-// maxSeq entries), the least-cost chain tree (one basic type) and the list
-// of every element, with LowerBound. Its cost is at most the list's, so
+// maxSeq entries), the least-cost chain tree (one basic type), the pieces
+// of segmentTree and the list of every element, with LowerBound. Its cost is at most the list's, so
 // cost/OPT ≤ ListCost(m)/LowerBound(m) (docs/normalization.md, "The
 // approximation").
 func approximate(m TypeMap, opts Options, maxSeq int) (tree *Node, cost, lower int64, err error) {
@@ -348,6 +348,11 @@ func approximate(m TypeMap, opts Options, maxSeq int) (tree *Node, cost, lower i
 	lower = LowerBound(m, opts)
 	if oneType(m) {
 		if t, c, err := chainTree(m, opts); err == nil && c < cost {
+			tree, cost = t, c
+		}
+	}
+	if cost > lower {
+		if t, c, ok := segmentTree(m, opts); ok && c < cost && flattensTo(t, m) {
 			tree, cost = t, c
 		}
 	}

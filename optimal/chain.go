@@ -8,11 +8,11 @@ import (
 	"github.com/ddtlab/ddt/internal/recon"
 )
 
-// ChainConstructors are the constructors whose trees are chains (vec, idx
-// and the contiguous leaf): for sets within them Reconstruct is exact in
-// O(n log log n) time and O(n) memory, up to MaxMapLen elements
+// ChainConstructors are the constructors whose trees are chains (vec, idx,
+// idxbuc and the contiguous leaf): for sets within them Reconstruct is
+// exact in O(n log log n) time and O(n) memory, up to MaxMapLen elements
 // (recon.SolveChain; the restricted reconstruction of seed 000 §VII).
-const ChainConstructors = AllowVec | AllowIdx | AllowContig
+const ChainConstructors = AllowVec | AllowIdx | AllowIdxBuc | AllowContig
 
 // chainBytesPerElem bounds the memory of the chain solver and the phrase
 // bound per element (both are checked against MaxLargeMemory first).

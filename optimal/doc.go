@@ -101,7 +101,7 @@
 // small type maps, and for large ones a normalization whose work is bounded
 // by the size of the type's tree (NormalizeTree): the rewrite rules of
 // package dame/opt, the ones commit applies, run on a program whose leaves
-// are the type's basic types. Over vec, idx and the contiguous leaf only
+// are the type's basic types. Over vec, idx, idxbuc and the contiguous leaf only
 // (ChainConstructors) Reconstruct is exact in O(n log log n) at any length
 // up to MaxMapLen. ReconstructLarge answers type maps longer than MaxLen
 // over other sets with the cheapest of the rules' tree, the least-cost

@@ -60,7 +60,7 @@ const costCap = recon.MaxCost
 // and its cost under opts.Cost. It runs in O(n^3) time and O(n^2) memory for
 // a map of n elements (about 11 bytes per segment, n^2/2 segments), up to
 // MaxLen elements; when opts.Constructors lies within ChainConstructors
-// (vec, idx, contig) in O(n log log n) time and O(n) memory, up to
+// (vec, idx, idxbuc, contig) in O(n log log n) time and O(n) memory, up to
 // MaxMapLen elements. For maps of more than 64 elements of one basic type
 // it first builds the least-cost chain tree (O(n log n)) and returns it
 // without the O(n^3) program when its cost meets LowerBound, which proves
@@ -92,7 +92,7 @@ func Reconstruct(m TypeMap, opts Options) (tree *Node, cost int64, err error) {
 	// found in O(n log n), it spares the O(n^3) program (vectors, nested
 	// vectors, a vector of an index list...). Small maps go to the program
 	// directly, so that their trees are the program's.
-	if len(m) > chainShortcut && opts.Constructors&(AllowVec|AllowIdx) != 0 && oneType(m) {
+	if len(m) > chainShortcut && opts.Constructors&(AllowVec|AllowIdx|AllowIdxBuc) != 0 && oneType(m) {
 		if t, c, err := chainTree(m, opts); err == nil && c <= LowerBound(m, opts) {
 			return t, c, nil
 		}

@@ -11,7 +11,8 @@ const maxSegBlock = 64
 // layouts): scanning left to right, the longest run of c ≥ 2 translated
 // copies of a block of 2 to 64 elements starting at the current element
 // is one piece — the least-cost chain of vec and idx levels over its
-// block starts (recon.SolveChain) above the block's exact tree — and the
+// block starts (vec, idx and idxbuc levels: recon.SolveChain) above the
+// block's exact tree — and the
 // elements between such runs are one piece each (their least-cost chain
 // for one basic type, else their list). The pieces form a struc (or the
 // one piece is the tree). ok is false when no run is found. Time O(64·n)
@@ -106,7 +107,7 @@ func segmentTree(m TypeMap, opts Options) (tree *Node, cost int64, ok bool) {
 			for k := range c {
 				seq.Disp[k] = m[p.start+k*p.q].Disp - m[p.start].Disp
 			}
-			rt, _, err := recon.SolveChain(seq, recon.Cost(opts.Cost), recon.Set(opts.Constructors&(AllowVec|AllowIdx)))
+			rt, _, err := recon.SolveChain(seq, recon.Cost(opts.Cost), recon.Set(opts.Constructors&(AllowVec|AllowIdx|AllowIdxBuc)))
 			if err != nil {
 				return nil, 0, false
 			}
@@ -132,6 +133,8 @@ func overBlock(t *recon.Tree, block *Node) *Node {
 		return &Node{Kind: Vec, Count: t.Count, Stride: t.Stride, Child: overBlock(t.Child, block)}
 	case recon.Idx:
 		return &Node{Kind: Idx, Disps: t.Disps, Child: overBlock(t.Child, block)}
+	case recon.IdxBuc:
+		return &Node{Kind: IdxBuc, Stride: t.Stride, Disps: t.Disps, Sizes: t.Sizes, Child: overBlock(t.Child, block)}
 	}
 	return block
 }

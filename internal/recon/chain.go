@@ -4,13 +4,13 @@ import "fmt"
 
 // ChainSet is the constructor set SolveChain handles: every tree over it
 // is a chain of single-child nodes above one leaf.
-const ChainSet = AllowVec | AllowIdx | AllowContig
+const ChainSet = AllowVec | AllowIdx | AllowIdxBuc | AllowContig
 
 // MaxChainLen is the longest sequence SolveChain accepts.
 const MaxChainLen = 1 << 24
 
-// SolveChain returns a least-cost tree over set ⊆ ChainSet (vec, idx and
-// the contiguous leaf; plain leaves always) whose flattening is s, and its
+// SolveChain returns a least-cost tree over set ⊆ ChainSet (vec, idx,
+// idxbuc and the contiguous leaf; plain leaves always) whose flattening is s, and its
 // cost: the same optimum Solve finds for such a set, in O(n log log n)
 // time and O(n) memory (the restricted reconstruction of seed 000 §VII).
 //
@@ -23,17 +23,21 @@ const MaxChainLen = 1 << 24
 // least-cost chain is a least-cost path 1 = b(0) | b(1) | ... | b(k) = n
 // through the divisors b of n at which s splits into translated copies of
 // its prefix, a level costing Vec if its displacements form an arithmetic
-// progression and Idx + c·Ix otherwise. Splits are tested with the
+// progression, Idx + c·Ix as an idx, and IdxBuc + (c − f)·(Ix + Bucket)
+// as an idxbuc whose substride is the most frequent of the c − 1 gaps
+// between block starts (f times; its buckets are the runs at that gap, as
+// Solve forms them). Splits are tested with the
 // Z-function of the gap sequence (O(n/b) for divisor b after O(n)), the
 // longest arithmetic progression of block starts in O(n/b) per divisor,
-// and the path in O(d(n)^2) for the d(n) divisors of n.
+// the gap frequencies of idxbuc levels in O(n/a) hash operations per
+// divisor a, and the path in O(d(n)^2) for the d(n) divisors of n.
 func SolveChain(s Seq, c Cost, set Set) (*Tree, int64, error) {
 	n := len(s.Sym)
 	if n == 0 || len(s.Disp) != n {
 		return nil, 0, fmt.Errorf("recon: %d symbols at %d displacements", n, len(s.Disp))
 	}
 	if set&^ChainSet != 0 {
-		return nil, 0, fmt.Errorf("recon: SolveChain takes vec, idx and contig only, got set %#x", uint8(set))
+		return nil, 0, fmt.Errorf("recon: SolveChain takes vec, idx, idxbuc and contig only, got set %#x", uint8(set))
 	}
 	if n > MaxChainLen {
 		return nil, 0, fmt.Errorf("recon: sequence of %d elements, more than %d", n, MaxChainLen)
@@ -88,6 +92,31 @@ func SolveChain(s Seq, c Cost, set Set) (*Tree, int64, error) {
 		}
 		arith[x] = k
 	}
+	// buckets[x*len(splits)+y]: the fewest buckets of an idxbuc level
+	// from blocks of splits[x] to splits[y] elements (c − f)
+	var buckets []int64
+	if set.Has(AllowIdxBuc) {
+		ns := len(splits)
+		buckets = make([]int64, ns*ns)
+		freq := map[int64]int64{}
+		for x, a := range splits {
+			clear(freq)
+			var top int64
+			k := 1 // block starts seen
+			for y := x + 1; y < ns; y++ {
+				b := splits[y]
+				if b%a != 0 {
+					continue
+				}
+				for ; k < b/a; k++ {
+					gp := d[k*a] - d[(k-1)*a]
+					freq[gp]++
+					top = max(top, freq[gp])
+				}
+				buckets[x*ns+y] = int64(b/a) - top
+			}
+		}
+	}
 	contigLen := 0 // the longest prefix that is one contiguous leaf
 	if set.Has(AllowContig) && int(sym) < len(s.Size) && s.Size[sym] > 0 {
 		contigLen = 1
@@ -99,7 +128,7 @@ func SolveChain(s Seq, c Cost, set Set) (*Tree, int64, error) {
 	type choice struct {
 		cost int64
 		from int  // index in splits of the level below, -1 for a leaf
-		vec  bool // the level is a vec (else an idx)
+		kind Kind // of the level: Vec, Idx or IdxBuc
 		abs  bool // the level below is its g entry (has an idx)
 	}
 	f := make([]choice, len(splits)) // least cost of a chain for [0, b)
@@ -121,27 +150,32 @@ func SolveChain(s Seq, c Cost, set Set) (*Tree, int64, error) {
 			cnt := int64(b / a)
 			if set.Has(AllowVec) && int(cnt) <= arith[x] {
 				if v := f[x].cost + c.Vec; better(&f[y], v) {
-					f[y] = choice{cost: v, from: x, vec: true}
+					f[y] = choice{cost: v, from: x, kind: Vec}
 				}
 				if g[x].cost >= 0 {
 					if v := g[x].cost + c.Vec; better(&g[y], v) {
-						g[y] = choice{cost: v, from: x, vec: true, abs: true}
+						g[y] = choice{cost: v, from: x, kind: Vec, abs: true}
+					}
+				}
+			}
+			irregular := func(lv int64, k Kind) {
+				if v := f[x].cost + lv; better(&f[y], v) {
+					f[y] = choice{cost: v, from: x, kind: k}
+				}
+				if better(&g[y], f[x].cost+lv) {
+					g[y] = choice{cost: f[x].cost + lv, from: x, kind: k}
+				}
+				if g[x].cost >= 0 {
+					if v := g[x].cost + lv; better(&g[y], v) {
+						g[y] = choice{cost: v, from: x, kind: k, abs: true}
 					}
 				}
 			}
 			if set.Has(AllowIdx) {
-				lv := c.Idx + cnt*c.Ix
-				if v := f[x].cost + lv; better(&f[y], v) {
-					f[y] = choice{cost: v, from: x}
-				}
-				if better(&g[y], f[x].cost+lv) {
-					g[y] = choice{cost: f[x].cost + lv, from: x}
-				}
-				if g[x].cost >= 0 {
-					if v := g[x].cost + lv; better(&g[y], v) {
-						g[y] = choice{cost: v, from: x, abs: true}
-					}
-				}
+				irregular(c.Idx+cnt*c.Ix, Idx)
+			}
+			if set.Has(AllowIdxBuc) {
+				irregular(c.IdxBuc+buckets[x*len(splits)+y]*(c.Ix+c.Bucket), IdxBuc)
 			}
 		}
 	}
@@ -162,12 +196,16 @@ func SolveChain(s Seq, c Cost, set Set) (*Tree, int64, error) {
 			below = g
 		}
 		child := build(ch.from, below)
-		if ch.vec {
+		if ch.kind == Vec {
 			return &Tree{Kind: Vec, Count: int64(b / a), Stride: d[a] - d[0], Child: child}
 		}
 		ds := make([]int64, b/a)
 		for k := range ds {
 			ds[k] = d[k*a] - d[0]
+		}
+		if ch.kind == IdxBuc {
+			st, bd, sz := idxbucBuckets(ds)
+			return &Tree{Kind: IdxBuc, Stride: st, Disps: bd, Sizes: sz, Child: child}
 		}
 		return &Tree{Kind: Idx, Disps: ds, Child: child}
 	}
@@ -179,15 +217,20 @@ func SolveChain(s Seq, c Cost, set Set) (*Tree, int64, error) {
 	}
 	// the shift goes into an idx level: one of the chain, or one of count
 	// 1 on top
-	wrap := none
+	wrap, wrapBuc := none, false
 	if set.Has(AllowIdx) {
 		wrap = f[top].cost + c.Idx + c.Ix
+	}
+	if v := f[top].cost + c.IdxBuc + c.Ix + c.Bucket; set.Has(AllowIdxBuc) && (wrap < 0 || v < wrap) {
+		wrap, wrapBuc = v, true
 	}
 	switch {
 	case g[top].cost >= 0 && (wrap < 0 || g[top].cost <= wrap):
 		t := build(top, g)
 		shiftChain(t, d[0])
 		return t, g[top].cost, nil
+	case wrapBuc:
+		return &Tree{Kind: IdxBuc, Disps: []int64{d[0]}, Sizes: []int64{1}, Child: build(top, f)}, wrap, nil
 	case wrap >= 0:
 		return &Tree{Kind: Idx, Disps: []int64{d[0]}, Child: build(top, f)}, wrap, nil
 	}

@@ -26,12 +26,23 @@ func chainSeq(r *rand.Rand) Seq {
 		for lv := r.IntN(4); lv >= 0 && len(disp) < 64; lv-- {
 			c := 2 + r.IntN(3)
 			var pos []int64
-			if r.IntN(2) == 0 {
+			switch r.IntN(3) {
+			case 0:
 				st := int64(r.IntN(5)-1) * 4 * int64(1+r.IntN(8))
 				for k := range c {
 					pos = append(pos, int64(k)*st)
 				}
-			} else {
+			case 1: // buckets: runs at one stride from random starts
+				st := int64(4 + 4*r.IntN(3))
+				c += 3
+				var at int64
+				for k := range c {
+					if k%(1+r.IntN(3)) == 0 {
+						at += int64(r.IntN(50)) * 64
+					}
+					pos = append(pos, at+int64(k)*st)
+				}
+			default:
 				for k := range c {
 					pos = append(pos, int64(k*8+r.IntN(6))*16)
 				}
@@ -63,7 +74,7 @@ func chainSeq(r *rand.Rand) Seq {
 
 func randChainSet(r *rand.Rand) Set {
 	for {
-		if s := Set(r.IntN(8)) & 0b11; s != 0 || r.IntN(2) == 0 {
+		if s := Set(r.IntN(8)) & 0b111; s != 0 || r.IntN(2) == 0 {
 			if r.IntN(2) == 0 {
 				s |= AllowContig
 			}
@@ -78,6 +89,7 @@ func randCost(r *rand.Rand) Cost {
 	}
 	c := paperCost
 	c.Leaf, c.Vec, c.Idx, c.Ix, c.Contig = int64(r.IntN(5)), int64(r.IntN(9)), int64(r.IntN(6)), int64(r.IntN(3)), int64(r.IntN(6))
+	c.IdxBuc, c.Bucket = int64(r.IntN(6)), int64(r.IntN(3))
 	return c
 }
 
@@ -93,6 +105,8 @@ func chainCost(t *Tree, c Cost, lc []int64) int64 {
 		return c.Vec + chainCost(t.Child, c, lc)
 	case Idx:
 		return c.Idx + int64(len(t.Disps))*c.Ix + chainCost(t.Child, c, lc)
+	case IdxBuc:
+		return c.IdxBuc + int64(len(t.Disps))*(c.Ix+c.Bucket) + chainCost(t.Child, c, lc)
 	}
 	return -1 << 40
 }
@@ -126,8 +140,18 @@ func checkChain(t *testing.T, s Seq, c Cost, set Set) {
 // the same sequences.
 func TestChainAgainstSolve(t *testing.T) {
 	r := rand.New(rand.NewPCG(24, 7))
+	kinds := map[Kind]int{}
 	for range 3000 {
-		checkChain(t, chainSeq(r), randCost(r), randChainSet(r))
+		s, c, set := chainSeq(r), randCost(r), randChainSet(r)
+		checkChain(t, s, c, set)
+		if tr, _, err := SolveChain(s, c, set); err == nil {
+			for x := tr; x != nil; x = x.Child {
+				kinds[x.Kind]++
+			}
+		}
+	}
+	if kinds[Vec] == 0 || kinds[Idx] == 0 || kinds[IdxBuc] == 0 || kinds[Leaf] == 0 {
+		t.Errorf("node kinds of the trees: %v", kinds)
 	}
 }
 

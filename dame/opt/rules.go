@@ -449,7 +449,7 @@ const maxSolveDepth = 64
 //   - exact reconstruction (internal/recon) of a sequence of at most
 //     MaxSeq entries, within the work budget;
 //   - a longer sequence of one symbol (at most MaxChain entries): the
-//     restricted solver's levels of vectors and indexed lists;
+//     restricted solver's levels of vectors, indexed and bucketed lists;
 //   - the runs of one symbol at a constant stride as symbols (groups),
 //     solved again — at commit one level, offline level by level;
 //   - offline, a repeated prefix: the first p entries repeated c >= 2
@@ -491,10 +491,10 @@ func (s *simplifier) solve(syms []int32, disps []int64, nodes []*dame.Node, unde
 		}
 	}
 	if len(nodes) == 1 && len(syms) > s.b.MaxSeq && len(syms) <= s.b.MaxChain {
-		// one symbol: the restricted solver, exact over vectors and
-		// indexed lists, in O(n log log n) at any length
+		// one symbol: the restricted solver, exact over vectors,
+		// indexed and bucketed lists, in O(n log log n) at any length
 		seq := recon.Seq{Sym: syms, Disp: disps, LeafCost: []int64{s.cost(nodes[0])}}
-		if t, _, err := recon.SolveChain(seq, s.cm, recon.AllowVec|recon.AllowIdx); err == nil {
+		if t, _, err := recon.SolveChain(seq, s.cm, recon.AllowVec|recon.AllowIdx|recon.AllowIdxBuc); err == nil {
 			consider(s.fromTree(t, nodes))
 		}
 	}

@@ -1,8 +1,10 @@
-// Package jit compiles DAME programs to native amd64 code at run time
-// (seed 003's DAME-X): loop nests with the counts and strides of the type
-// as constants, struct members as straight-line moves of their exact
-// widths, 16-, 32- or 64-byte vector moves as the CPU allows, loops
-// unrolled by the size of their bodies.
+// Package jit compiles DAME programs to native amd64 or arm64 code at run
+// time (seed 003's DAME-X): loop nests with the counts and strides of the
+// type as constants, struct members as straight-line moves of their exact
+// widths, 16-, 32- or 64-byte vector moves as the CPU allows (on arm64:
+// NEON Q registers, 32 bytes as an LDP/STP pair; a64gen.go), loops
+// unrolled by the size of their bodies. One plan (plan below) drives
+// either generator (the emitter interface).
 //
 // The code lives in pages mapped read+write, filled, then made
 // read+execute (never both writable and executable), and is called
@@ -17,10 +19,12 @@
 // unmapped when no Engine or Entry uses them any more; identical programs
 // share them.
 //
-// Only amd64 Linux runs generated code; elsewhere, with DDT_NOJIT=1 in the
-// environment, or for programs the generator does not cover (index lists
-// of varying block lengths longer than it unrolls, loops nested too deeply,
-// displacements beyond 32 bits), the fallback engine does everything.
+// The arm64 pages are made coherent with the instruction cache after
+// the mprotect (exec_arm64.go). Only amd64 and arm64 Linux run generated
+// code; elsewhere, with DDT_NOJIT=1 in the environment, or for programs
+// the generator does not cover (index lists of varying block lengths
+// longer than it unrolls, loops nested too deeply, on amd64 displacements
+// beyond 32 bits), the fallback engine does everything.
 package jit
 
 import (
@@ -97,8 +101,8 @@ func (c *Code) CompileTime() time.Duration { return c.compiled }
 // disabled is set by DDT_NOJIT=1.
 var disabled = os.Getenv("DDT_NOJIT") == "1"
 
-// Available reports whether this process runs generated code: amd64
-// Linux, and DDT_NOJIT=1 not set.
+// Available reports whether this process runs generated code: amd64 or
+// arm64 Linux, and DDT_NOJIT=1 not set.
 func Available() bool { return supported && !disabled }
 
 // defaultVec is the vector width used: the host's, lowered by

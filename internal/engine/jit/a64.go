@@ -155,6 +155,23 @@ func (a *a64) ldstp(load bool, v, n xr, off int64, post bool) {
 	a.put(op|uint32((off/16)&0x7f)<<15|uint32(v+1)<<10|uint32(n)<<5|uint32(v), "%s q%d, q%d, %s", mn, v, v+1, m)
 }
 
+// ldstIdx moves w (1, 2, 4, 8, 16) bytes between t and [n+m] (register
+// offset).
+func (a *a64) ldstIdx(load bool, w int, t, n, m xr) {
+	op := map[int]uint32{1: 0x38206800, 2: 0x78206800, 4: 0xb8206800, 8: 0xf8206800, 16: 0x3ca06800}[w]
+	mn := "str"
+	if load {
+		op |= 1 << 22
+		mn = "ldr"
+	}
+	a.put(op|uint32(m)<<16|uint32(n)<<5|uint32(t), "%s%s %s, [%s, %s]", mn, ldstSuffix[w], wname(t, w), n, m)
+}
+
+// ldpPost loads the 16 bytes at [n] into Xt, Xt2 (LDP), then adds 16 to n.
+func (a *a64) ldpPost(t, t2, n xr) {
+	a.put(0xa8c00000|2<<15|uint32(t2)<<10|uint32(n)<<5|uint32(t), "ldp %s, %s, [%s], #16", t, t2, n)
+}
+
 // addsub emits ADD, SUB (sub), or their flag-setting forms (flags) of a
 // 12-bit immediate, shifted left by 12 with hi: d = n ± imm.
 func (a *a64) addsub(sub, flags bool, d, n xr, imm uint32, hi bool) {

@@ -359,12 +359,13 @@ func (g *agen) run(k int64, c *dame.Node, mb xr, mo int64) {
 
 // list emits the blocks of a BlockIndex, Index or Struct node: unrolled
 // with their displacements as constants when short, otherwise (equal
-// blocks only) a loop over a table of displacements.
+// blocks only) a loop over a table of displacements, u blocks per
+// iteration.
 func (g *agen) list(n *dame.Node, mb xr, mo int64) {
-	nb := len(n.Disps)
+	nb := int64(len(n.Disps))
 	if nb <= maxWalkBlocks || g.cm.cost(n) <= maxUnrollLst {
 		for i := range nb {
-			g.run(n.BlockLen(i), n.ChildOf(i), mb, mo+n.Disps[i])
+			g.run(n.BlockLen(int(i)), n.ChildOf(int(i)), mb, mo+n.Disps[i])
 		}
 		return
 	}
@@ -373,14 +374,42 @@ func (g *agen) list(n *dame.Node, mb xr, mo int64) {
 		return
 	}
 	g.flush()
-	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
+	u := g.tableUnroll(n)
+	rt, rc := g.alloc(), g.alloc()
+	rm := g.allocN(u)
 	g.tableAddr(rt, n)
-	g.movConst(rc, int64(nb))
+	g.movConst(rc, nb/u)
 	top := g.label()
-	g.listBlock(n, rt, rm, mb, mo)
+	g.tableBlocks(n, rt, rm, mb, mo)
+	g.flush()
 	g.countDown(rc)
 	g.a.bcond(a64NE, top)
-	g.free(rt, rm, rc)
+	if r := nb % u; r > 0 {
+		g.tableBlocks(n, rt, rm[:r], mb, mo)
+	}
+	g.free(rt, rc)
+	g.free(rm...)
+}
+
+// tableUnroll is how many blocks of the BlockIndex n an iteration of its
+// table loop moves: 4 (or 2) when a block is a few moves of straight-line
+// code, else 1.
+func (g *agen) tableUnroll(n *dame.Node) int64 {
+	switch c := g.cm.runCost(n.Blocklen, n.Child); {
+	case c <= 4:
+		return 4
+	case c <= 8:
+		return 2
+	}
+	return 1
+}
+
+func (g *agen) allocN(k int64) []xr {
+	rs := make([]xr, k)
+	for i := range rs {
+		rs[i] = g.alloc()
+	}
+	return rs
 }
 
 // tableAddr sets rt to the address of n's displacement table.
@@ -389,15 +418,48 @@ func (g *agen) tableAddr(rt xr, n *dame.Node) {
 	g.refs = append(g.refs, aref{g.a.adr(rt), g.dispTable(n)})
 }
 
-// listBlock emits the block of the BlockIndex n whose displacement rt
-// points to (then to the next one), relative to mb+mo, using rm.
-func (g *agen) listBlock(n *dame.Node, rt, rm, mb xr, mo int64) {
-	g.inval(rm)
+// tableBlocks emits len(rm) blocks of the BlockIndex n whose
+// displacements rt points to (advancing rt past them), relative to mb+mo:
+// the displacements loaded into rm (in pairs by LDP), made addresses,
+// then the blocks one after the other.
+func (g *agen) tableBlocks(n *dame.Node, rt xr, rm []xr, mb xr, mo int64) {
 	g.inval(rt)
-	g.a.ldstPost(true, 8, rm, rt, 8)
-	g.a.addReg(rm, rm, mb, 0)
-	g.run(n.Blocklen, n.Child, rm, mo)
-	g.flush()
+	for i := 0; i < len(rm); i += 2 {
+		g.inval(rm[i])
+		if i+1 < len(rm) {
+			g.inval(rm[i+1])
+			g.a.ldpPost(rm[i], rm[i+1], rt)
+		} else {
+			g.a.ldstPost(true, 8, rm[i], rt, 8)
+		}
+	}
+	if L := n.Blocklen * n.Child.Size; mo == 0 && n.Child.Op == dame.ContigFinal && n.Child.Extent == n.Child.Size &&
+		L <= 16 && L&(L-1) == 0 {
+		// a block of one move: memory addressed [mb, rm] (register offset)
+		for _, r := range rm {
+			t := xDat
+			if L == 16 {
+				t = g.vr
+				g.vr = (g.vr + 1) % 8
+			}
+			pr, pd := g.pkAt(0, int(L), false)
+			if g.pack {
+				g.a.ldstIdx(true, int(L), t, mb, r)
+				g.a.ldst(false, int(L), t, pr, pd)
+			} else {
+				g.a.ldst(true, int(L), t, pr, pd)
+				g.a.ldstIdx(false, int(L), t, mb, r)
+			}
+			g.po += L
+		}
+		return
+	}
+	for _, r := range rm {
+		g.a.addReg(r, r, mb, 0)
+	}
+	for _, r := range rm {
+		g.run(n.Blocklen, n.Child, r, mo)
+	}
 }
 
 // dispTable returns the table of n's displacements (one per node).
@@ -418,18 +480,39 @@ func (g *agen) dispTable(n *dame.Node) int {
 }
 
 // tableEntry emits a function moving X2 whole blocks of the BlockIndex
-// n, from block X5 on, of the instance whose origin is at X3.
+// n, from block X5 on, of the instance whose origin is at X3: u blocks
+// per iteration while at least u are left, then one at a time.
 func (g *agen) tableEntry(n *dame.Node) int {
 	start := g.label()
 	g.po = 0
-	rt, rm := g.alloc(), g.alloc()
+	u := g.tableUnroll(n)
+	rt := g.alloc()
+	rm := g.allocN(u)
 	g.tableAddr(rt, n)
 	g.a.addReg(rt, rt, xB0, 3)
+	rem := -1
+	if u > 1 {
+		g.a.addsub(true, true, xzr, xCnt, uint32(u), false)
+		rem = g.a.bcond(a64LO, -1)
+		top := g.label()
+		g.tableBlocks(n, rt, rm, xMem, 0)
+		g.flush()
+		g.a.addsub(true, false, xCnt, xCnt, uint32(u), false)
+		g.a.addsub(true, true, xzr, xCnt, uint32(u), false)
+		g.a.bcond(a64HS, top)
+		g.a.patch(rem, g.label())
+		rem = g.a.cbz(xCnt, -1)
+	}
 	top := g.label()
-	g.listBlock(n, rt, rm, xMem, 0)
+	g.tableBlocks(n, rt, rm[:1], xMem, 0)
+	g.flush()
 	g.countDown(xCnt)
 	g.a.bcond(a64NE, top)
-	g.free(rt, rm)
+	if rem >= 0 {
+		g.a.patch(rem, g.label())
+	}
+	g.free(rt)
+	g.free(rm...)
 	g.a.ret()
 	return start
 }

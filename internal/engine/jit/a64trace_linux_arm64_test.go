@@ -110,3 +110,24 @@ func TestA64Trace(t *testing.T) {
 	}
 	runtime.KeepAlive(keep)
 }
+
+// TestICacheSync runs syncICache over a fresh mapping of code (unaligned
+// ends, several lines) and reports whether the kernel offers core
+// serializing membarriers (under qemu-user the host kernel answers).
+func TestICacheSync(t *testing.T) {
+	code := make([]byte, 3*pageSize+100)
+	for i := 0; i+4 <= len(code); i += 4 {
+		copy(code[i:], []byte{0x1f, 0x20, 0x03, 0xd5}) // nop
+	}
+	copy(code[len(code)-4:], []byte{0xc0, 0x03, 0x5f, 0xd6}) // ret
+	m, err := mapCode(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unmapCode(m)
+	base := uintptr(unsafe.Pointer(&m[0]))
+	syncICache(base+3, base+uintptr(len(code))-1)
+	fv := &funcval{fn: base + uintptr(len(code)) - 4 - 400}
+	(*(*func())(unsafe.Pointer(&fv)))() // 100 nops and ret
+	t.Logf("membarrier sync-core registered: %v", syncRegistered())
+}

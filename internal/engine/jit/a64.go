@@ -167,6 +167,22 @@ func (a *a64) ldstIdx(load bool, w int, t, n, m xr) {
 	a.put(op|uint32(m)<<16|uint32(n)<<5|uint32(t), "%s%s %s, [%s, %s]", mn, ldstSuffix[w], wname(t, w), n, m)
 }
 
+// ldstpGP moves 2w bytes (w 4 or 8) between Wt, Wt2 or Xt, Xt2 and
+// [n+off] (LDP/STP of general registers; off a multiple of w within 64
+// of them of 0).
+func (a *a64) ldstpGP(load bool, w int, t, t2, n xr, off int64) {
+	op := uint32(0x29000000)
+	if w == 8 {
+		op = 0xa9000000
+	}
+	mn := "stp"
+	if load {
+		op |= 1 << 22
+		mn = "ldp"
+	}
+	a.put(op|uint32((off/int64(w))&0x7f)<<15|uint32(t2)<<10|uint32(n)<<5|uint32(t), "%s %s, %s, %s", mn, wname(t, w), wname(t2, w), memText(n, off))
+}
+
 // ldpPost loads the 16 bytes at [n] into Xt, Xt2 (LDP), then adds 16 to n.
 func (a *a64) ldpPost(t, t2, n xr) {
 	a.put(0xa8c00000|2<<15|uint32(t2)<<10|uint32(n)<<5|uint32(t), "ldp %s, %s, [%s], #16", t, t2, n)

@@ -44,9 +44,10 @@ func TestEncodingA64(t *testing.T) {
 	strided, _ := datatype.Vector(1000, 1, 3, dbl)
 	bytes1, _ := datatype.Vector(100, 1, 3, ch)
 	runs7, _ := datatype.Vector(50, 7, 11, ch)
+	floats, _ := datatype.Vector(101, 1, 3, datatype.Of(datatype.Float)) // pairs of W registers
 	re := regexp.MustCompile(`^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s+(\S+)\s*([^/]*)`)
 	checked := map[string]bool{}
-	for _, ty := range []*datatype.Type{bi, bi3, v, big, s7, far, neg, strided, bytes1, runs7} {
+	for _, ty := range []*datatype.Type{bi, bi3, v, big, s7, far, neg, strided, bytes1, runs7, floats} {
 		for _, vec := range []int{16, 32} {
 			pr, err := generateArch(archARM64, opt.Compile(ty), vec, true)
 			if err != nil {

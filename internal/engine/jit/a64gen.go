@@ -19,7 +19,7 @@ import (
 // X0 and X1 arrive holding nothing the code needs. Scratch: X0 (memory
 // pointer of long block loops), X1 (memory addresses whose offsets do not
 // fit an instruction), X6 (scalar moves), X7 (iterations of long block
-// loops), X16 (packed addresses), X17 (constants), Q0-Q7; loops take
+// loops; the second of a pair of scalar moves), X16 (packed addresses), X17 (constants), Q0-Q7; loops take
 // their pointer and counter registers from X8-X15 and X19-X25. The code
 // never names SP, X18 (reserved by the platform), X26 (closure context),
 // X27, X28 (the goroutine), X29 (frame pointer) or X30 (link register, but
@@ -542,10 +542,44 @@ func (g *agen) loop(count, stride int64, c *dame.Node, mb xr, mo int64) {
 }
 
 // nodes emits k instances of c, stride bytes apart, the first at mb+mo.
+// Separate elements of 4 or 8 bytes go in pairs: two loads and an STP
+// of the pair to the packed bytes (pack), or an LDP and two stores
+// (unpack), half the packed side's instructions.
 func (g *agen) nodes(c *dame.Node, mb xr, mo, stride, k int64) {
-	for i := int64(0); i < k; i++ {
+	i := int64(0)
+	if c.Op == dame.ContigFinal && (c.Size == 4 || c.Size == 8) && stride != c.Size {
+		for ; i+2 <= k; i += 2 {
+			g.pair(int(c.Size), mb, mo+i*stride, mo+(i+1)*stride)
+		}
+	}
+	for ; i < k; i++ {
 		g.node(c, mb, mo+i*stride)
 	}
+}
+
+// pair moves the w-byte elements at memory mb+m1 and mb+m2 to or from
+// the 2w packed bytes at the current position (X6 and X7 hold them), and
+// advances it.
+func (g *agen) pair(w int, mb xr, m1, m2 int64) {
+	fits := func(off int64) bool { return off%int64(w) == 0 && off/int64(w) >= -64 && off/int64(w) <= 63 }
+	if !fits(g.po) {
+		g.flush()
+	}
+	po := g.po
+	if g.pack {
+		r, d := g.memAt(mb, m1, w, false)
+		g.a.ldst(true, w, xDat, r, d)
+		r, d = g.memAt(mb, m2, w, false)
+		g.a.ldst(true, w, xIter, r, d)
+		g.a.ldstpGP(false, w, xDat, xIter, xPk, po)
+	} else {
+		g.a.ldstpGP(true, w, xDat, xIter, xPk, po)
+		r, d := g.memAt(mb, m1, w, false)
+		g.a.ldst(false, w, xDat, r, d)
+		r, d = g.memAt(mb, m2, w, false)
+		g.a.ldst(false, w, xIter, r, d)
+	}
+	g.po += int64(2 * w)
 }
 
 // entry emits a function moving X2 units of c, stride bytes apart: u

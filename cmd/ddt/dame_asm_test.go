@@ -1,12 +1,19 @@
 package main
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
 
 func TestDameAsm(t *testing.T) {
-	out, errOut, st := cli(t, "resized(struct([1, 3, 1, 2], [0, 8, 32, 36], [int, double, char, float]), 0, 48)\n", "dame", "--asm", "-")
+	s7 := "resized(struct([1, 3, 1, 2], [0, 8, 32, 36], [int, double, char, float]), 0, 48)\n"
+	// this machine's code: arm64 on arm64, amd64 elsewhere
+	out, errOut, st := cli(t, s7, "dame", "--asm", "-")
+	if st != 0 || strings.HasPrefix(out, "; arm64:") != (runtime.GOARCH == "arm64") {
+		t.Fatalf("status %d on %s: %.100s%s", st, runtime.GOARCH, out, errOut)
+	}
+	out, errOut, st = cli(t, s7, "dame", "--asm", "--arch", "amd64", "-")
 	if st != 0 {
 		t.Fatalf("status %d: %s", st, errOut)
 	}

@@ -148,8 +148,7 @@ const (
 // per node.
 type program struct {
 	dry   bool // only list the nodes (order), emit nothing
-	arch  arch
-	e     emitter // the generator of arch
+	e     emitter // the generator of the architecture
 	g     *gen    // e, for amd64 (nil for arm64)
 	nodes map[*dame.Node]*progNode
 	order []*dame.Node // in the order of the listing
@@ -188,7 +187,7 @@ func generateArch(a arch, p *dame.Program, vec int, log bool) (*program, error) 
 	if total > maxEntries {
 		return nil, fmt.Errorf("%w: more than %d list entries", ErrUnsupported, maxEntries)
 	}
-	pr := &program{arch: a, nodes: map[*dame.Node]*progNode{}, off: p.Off, whole: [2]int{-1, -1}}
+	pr := &program{nodes: map[*dame.Node]*progNode{}, off: p.Off, whole: [2]int{-1, -1}}
 	if a == archARM64 {
 		pr.e = newA64gen(min(vec, 32), log)
 	} else {

@@ -147,7 +147,7 @@ const (
 // program is the generated code of p before it is mapped: entry offsets
 // per node.
 type program struct {
-	dry   bool // only list the nodes (order), emit nothing
+	dry   bool    // only list the nodes (order), emit nothing
 	e     emitter // the generator of the architecture
 	g     *gen    // e, for amd64 (nil for arm64)
 	nodes map[*dame.Node]*progNode

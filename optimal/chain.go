@@ -80,7 +80,7 @@ func checkMemory(n int, per int64) error {
 }
 
 // LowerBound returns a lower bound on the cost of every tree over
-// opts.Constructors whose flattening is m: the largest of three bounds,
+// opts.Constructors whose flattening is m: the largest of four bounds,
 // each proven in docs/normalization.md ("Lower bounds"):
 //
 //   - the node bound: every basic type is some leaf's, and a map of two or
@@ -88,6 +88,9 @@ func checkMemory(n int, per int64) error {
 //   - the one-node bound (contig not allowed): a tree with one interior
 //     node is a vec, idx, idxbuc, sbuc or struc of leaves, whose least cost
 //     on m is computed; any other tree has two interior nodes;
+//   - the two-node bound (one basic type, contig not allowed): a lower
+//     bound on every tree with at most two interior nodes, or leaf + 3·(the
+//     cheapest interior node) (twoNodeBound);
 //   - the phrase bound: a tree of cost C flattens to a map whose gap string
 //     parses into at most α·C phrases (recon.Phrases), α the largest of
 //     1/leaf, 2/vec, 2/ix, 4/(ix+bucket), 4/bucket, 3/contig over the
@@ -99,7 +102,7 @@ func LowerBound(m TypeMap, opts Options) int64 {
 	if len(m) < 2 {
 		return lb
 	}
-	lb = max(lb, oneNodeBound(m, opts), phraseBound(m, opts))
+	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), phraseBound(m, opts))
 	return lb
 }
 
@@ -181,6 +184,99 @@ func oneNodeBound(m TypeMap, opts Options) int64 {
 	}
 	if opts.Constructors.Has(AllowSBuc) {
 		best = min(best, c.SBuc+buckets*c.Bucket+c.Leaf)
+	}
+	return best
+}
+
+// levelCost is a lower bound on the cost of one vec, idx, idxbuc or sbuc
+// node (those allowed) whose copies start at pos (pos[0] = 0): vec only
+// if pos is arithmetic; idx idx + c·ix; idxbuc and sbuc with at least c − f
+// buckets, f the count of the most frequent gap. inf if none is allowed.
+func levelCost(pos []int64, opts Options) int64 {
+	c := opts.Cost
+	cnt := int64(len(pos))
+	freq := map[int64]int64{}
+	var f int64
+	arith := true
+	for k := 1; k < len(pos); k++ {
+		g := pos[k] - pos[k-1]
+		freq[g]++
+		f = max(f, freq[g])
+		arith = arith && g == pos[1]-pos[0]
+	}
+	best := int64(math.MaxInt64)
+	if opts.Constructors.Has(AllowVec) && arith {
+		best = min(best, c.Vec)
+	}
+	if opts.Constructors.Has(AllowIdx) {
+		best = min(best, c.Idx+cnt*c.Ix)
+	}
+	if opts.Constructors.Has(AllowIdxBuc) {
+		best = min(best, c.IdxBuc+(cnt-f)*(c.Ix+c.Bucket))
+	}
+	if opts.Constructors.Has(AllowSBuc) {
+		best = min(best, c.SBuc+(cnt-f)*c.Bucket)
+	}
+	return best
+}
+
+// twoNodeBound is, for a map of one basic type (contig not allowed; else
+// 0), the least of: a lower bound on every tree with at most two interior
+// nodes, and leaf + 3·(the cheapest interior node) for all others. The
+// trees with two interior nodes are a node over a node over the leaf (the
+// map splits into translated blocks of q elements: the two levels'
+// costs), a node over a struc of leaves, and a struc of leaves and one
+// node (docs/normalization.md, "Lower bounds"). O(n) per divisor of n.
+func twoNodeBound(m TypeMap, opts Options) int64 {
+	n := len(m)
+	if opts.Constructors.Has(AllowContig) || n < 2 || !oneType(m) {
+		return 0
+	}
+	c := opts.Cost
+	inf := int64(math.MaxInt64)
+	pos := make([]int64, n)
+	for i, e := range m {
+		pos[i] = e.Disp - m[0].Disp
+	}
+	inner := SimpleLowerBound(m, opts) - c.Leaf   // the cheapest interior node
+	minLevel := levelCost([]int64{0}, opts)       // a count-1 node
+	oneNS := satAdd(levelCost(pos, opts), c.Leaf) // one node over the leaf
+	best := satAdd(c.Leaf, satAdd(3*inner, 0))
+	best = min(best, oneNS, satAdd(minLevel, oneNS))
+	if opts.Constructors.Has(AllowStruc) {
+		w := c.Ix + c.Type
+		best = min(best,
+			c.Struc+int64(n)*(w+c.Leaf),            // struc of leaves
+			satAdd(oneNS, c.Struc+w),               // node over struc(1 leaf), struc(1, node)
+			satAdd(minLevel, c.Struc+2*(w+c.Leaf)), // node over struc of ≥ 2 leaves
+			satAdd(minLevel, c.Struc+2*w+2*c.Leaf), // struc of a node and ≥ 1 leaf
+			2*c.Struc+int64(n+1)*w+int64(n)*c.Leaf) // struc of a struc and leaves
+	}
+	// a node over blocks of q elements, each a node over the leaf
+	for q := 2; q < n; q++ {
+		if n%q != 0 {
+			continue
+		}
+		ok := true
+		for t := q; t < n && ok; t += q {
+			for k := 1; k < q; k++ {
+				if pos[t+k]-pos[t+k-1] != pos[k]-pos[k-1] {
+					ok = false
+					break
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		starts := make([]int64, n/q)
+		for t := range starts {
+			starts[t] = pos[t*q]
+		}
+		best = min(best, satAdd(c.Leaf, satAdd(levelCost(pos[:q], opts), levelCost(starts, opts))))
+	}
+	if best == inf {
+		return 0
 	}
 	return best
 }

@@ -224,3 +224,101 @@ func TestSegmentTree(t *testing.T) {
 		t.Errorf("cost %d, want %d (list %d, lower %d): %.200v", cost, want, ListCost(m, DefaultOptions()), lower, tree.String())
 	}
 }
+
+// TestTwoNodeBound: on maps of one type built as chains of one to four
+// levels (vectors, index lists, buckets), concatenations of two such
+// (a row and a column), with noise and shifts, LowerBound never exceeds
+// the exact optimum (under the paper's costs and random ones); three-level
+// nested vectors are certified optimal (leaf + 3 vec = 14 meets the
+// bound).
+func TestTwoNodeBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 26))
+	chain := func(levels int) []int64 {
+		d := []int64{0}
+		for range levels {
+			c := 2 + r.IntN(4)
+			var pos []int64
+			switch r.IntN(3) {
+			case 0:
+				st := int64(8 * (1 + r.IntN(40)))
+				for k := range c {
+					pos = append(pos, int64(k)*st)
+				}
+			case 1:
+				for k := range c {
+					pos = append(pos, int64(k*4000+r.IntN(900))*8)
+				}
+			default:
+				var at int64
+				for k := range c + 2 {
+					if k%2 == 0 {
+						at += int64(r.IntN(30)) * 512
+					}
+					pos = append(pos, at+int64(k)*8)
+				}
+			}
+			var next []int64
+			for _, p := range pos {
+				for _, x := range d {
+					next = append(next, p*int64(len(d))+x)
+				}
+			}
+			d = next
+		}
+		return d
+	}
+	certified := 0
+	for trial := range 400 {
+		var ds []int64
+		switch r.IntN(3) {
+		case 0:
+			ds = chain(1 + r.IntN(4))
+		case 1:
+			a, b := chain(1+r.IntN(2)), chain(1+r.IntN(2))
+			off := a[len(a)-1] + int64(8*(1+r.IntN(3)))
+			for _, x := range b {
+				a = append(a, off+x)
+			}
+			ds = a
+		default: // three levels of vectors
+			st := []int64{8, int64(8 * (3 + r.IntN(5))), int64(8 * (40 + r.IntN(20)))}
+			cs := []int{2 + r.IntN(3), 2 + r.IntN(3), 2 + r.IntN(3)}
+			for a := range cs[2] {
+				for b := range cs[1] {
+					for c := range cs[0] {
+						ds = append(ds, int64(a)*st[2]+int64(b)*st[1]+int64(c)*st[0])
+					}
+				}
+			}
+		}
+		if len(ds) > 300 {
+			ds = ds[:300]
+		}
+		if r.IntN(4) == 0 {
+			ds[r.IntN(len(ds))] += 8
+		}
+		sh := int64(r.IntN(3)) * 40
+		m := make(TypeMap, len(ds))
+		for i, d := range ds {
+			m[i] = Elem{"int", d + sh}
+		}
+		o, paper := DefaultOptions(), true
+		if r.IntN(3) == 0 {
+			o, paper = randOptions(r), false
+			o.Constructors &^= AllowContig
+		}
+		opt, err := exactCost(t, m, o)
+		if err != nil {
+			continue
+		}
+		if lb := LowerBound(m, o); lb > opt {
+			t.Fatalf("trial %d: lower bound %d > optimum %d (two-node %d) under %s %v: %v", trial, lb, opt, twoNodeBound(m, o), o.Constructors, o.Cost, m)
+		} else if lb == opt && opt >= 14 && paper {
+			certified++
+		}
+	}
+	if certified == 0 {
+		t.Error("no map of cost 14 or more certified")
+	}
+	t.Logf("certified optimal at cost ≥ 14: %d", certified)
+}

@@ -193,7 +193,7 @@ func TestReconstructLarge(t *testing.T) {
 	if out != want {
 		t.Fatalf("output %q, want %q", out, want)
 	}
-	if !strings.Contains(errs, "5999 elements, more than 4096: by the approximation; the optimal cost lies in [10, 18]") {
+	if !strings.Contains(errs, "5999 elements, more than 4096: by the approximation; the optimal cost lies in [14, 18]") {
 		t.Errorf("stderr %q", errs)
 	}
 	tm, errs, st := cli(t, "", "typemap", outFile)

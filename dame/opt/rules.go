@@ -449,7 +449,8 @@ const maxSolveDepth = 64
 //   - exact reconstruction (internal/recon) of a sequence of at most
 //     MaxSeq entries, within the work budget;
 //   - a longer sequence of one symbol (at most MaxChain entries): the
-//     restricted solver's levels of vectors, indexed and bucketed lists;
+//     restricted solver's levels of vectors and indexed lists (offline
+//     also bucketed ones);
 //   - the runs of one symbol at a constant stride as symbols (groups),
 //     solved again — at commit one level, offline level by level;
 //   - offline, a repeated prefix: the first p entries repeated c >= 2
@@ -491,10 +492,15 @@ func (s *simplifier) solve(syms []int32, disps []int64, nodes []*dame.Node, unde
 		}
 	}
 	if len(nodes) == 1 && len(syms) > s.b.MaxSeq && len(syms) <= s.b.MaxChain {
-		// one symbol: the restricted solver, exact over vectors,
-		// indexed and bucketed lists, in O(n log log n) at any length
+		// one symbol: the restricted solver, exact over vectors and
+		// indexed lists (and, offline, bucketed ones), in O(n log log n)
 		seq := recon.Seq{Sym: syms, Disp: disps, LeafCost: []int64{s.cost(nodes[0])}}
-		if t, _, err := recon.SolveChain(seq, s.cm, recon.AllowVec|recon.AllowIdx|recon.AllowIdxBuc); err == nil {
+		set := recon.AllowVec | recon.AllowIdx
+		if s.b.Offline {
+			// bucketed levels cost a hash map over the gaps: offline only
+			set |= recon.AllowIdxBuc
+		}
+		if t, _, err := recon.SolveChain(seq, s.cm, set); err == nil {
 			consider(s.fromTree(t, nodes))
 		}
 	}

@@ -42,8 +42,8 @@ type Budget struct {
 	Cost *recon.Cost
 	// MaxChain bounds the lists of one child (a BLOCKINDEX, or a sequence of
 	// one symbol) that are reconstructed beyond MaxSeq by the restricted
-	// solver (recon.SolveChain: levels of vectors, indexed and bucketed
-	// lists, exact for them, O(n log log n)): a list of rows listed element by element
+	// solver (recon.SolveChain: levels of vectors and indexed lists, and
+	// offline bucketed ones, exact for them, O(n log log n)): a list of rows listed element by element
 	// becomes an indexed list of vectors. (Auto still hands the rules only
 	// lists of at most MaxBlocks blocks: longer ones would cost more commit
 	// time than MPICH's create+commit+free; docs/normalization.md.) Zero

@@ -155,7 +155,7 @@ func (c *Comm) plan(a redArgs) plan {
 		p.words[4] = 1 + uint64(sig.Sig.Basic)
 	}
 	n, me := c.Size(), c.Rank()
-	if k == 0 || sig.Sig.N > math.MaxInt32 {
+	if k == 0 || sig.Sig.N == 0 || sig.Sig.N > math.MaxInt32 {
 		return p
 	}
 	if a.op == comm.Minloc || a.op == comm.Maxloc {

@@ -821,7 +821,7 @@ func TestReductionErrors(t *testing.T) {
 		{"reduce_scatter counts overflow", func(c *Comm) error {
 			return c.ReduceScatter(buf(dbl, 0), buf(dbl, 0), []int64{math.MaxInt64, math.MaxInt64, 2}, Sum)
 		}, []string{"counts"}},
-				{"reduce_scatter_block not a multiple", func(c *Comm) error {
+		{"reduce_scatter_block not a multiple", func(c *Comm) error {
 			return c.ReduceScatterBlock(buf(dbl, 4), buf(dbl, 1), Sum)
 		}, []string{"multiple"}},
 		{"user function fails", func(c *Comm) error { return c.Allreduce(buf(dbl, 2), buf(dbl, 2), failing) },

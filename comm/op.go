@@ -270,9 +270,13 @@ type layout struct {
 }
 
 // elementsOf returns the element sequence of count instances of t. It
-// walks one instance unless t's elements are all of one basic type.
+// walks one instance unless t's elements are all of one basic type or
+// count is 0, so the work is bounded by the data reduced.
 func elementsOf(t *datatype.Type, uniform bool, basic datatype.Basic, count int64) layout {
 	l := layout{t: t, count: count, size: t.Size()}
+	if count == 0 {
+		return l // no elements: nothing to walk
+	}
 	if uniform {
 		l.runs = []run{{basic, t.Elements()}}
 		if b, ok := t.Basic(); ok {

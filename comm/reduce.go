@@ -601,6 +601,10 @@ func (x coll) reduceScatter(name string, send, recv Buffer, counts []int64, op *
 				s.fail(me, "counts[%d] is negative (%d)", i, c)
 				break
 			}
+			if c > send.Count-total {
+				s.fail(me, "the counts add up to more than send.Count %d", send.Count)
+				break
+			}
 			total += c
 		}
 		if !s.failed && total != send.Count {

@@ -818,6 +818,9 @@ func TestReductionErrors(t *testing.T) {
 			}
 			return c.ReduceScatter(buf(dbl, 3), buf(dbl, counts[c.Rank()]), counts, Sum)
 		}, []string{"counts"}},
+		{"reduce_scatter counts overflow", func(c *Comm) error {
+			return c.ReduceScatter(buf(dbl, 0), buf(dbl, 0), []int64{math.MaxInt64, math.MaxInt64, 2}, Sum)
+		}, []string{"counts"}},
 		{"reduce_scatter_block not a multiple", func(c *Comm) error {
 			return c.ReduceScatterBlock(buf(dbl, 4), buf(dbl, 1), Sum)
 		}, []string{"multiple"}},

@@ -3,11 +3,13 @@ package comm
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 )
 
 // Request is a pending nonblocking operation.
 type Request struct {
-	done   chan struct{}
+	done   chan struct{} // closed on completion; nil for polled requests, which use fin
+	fin    atomic.Bool   // a polled request has completed (st and err are set)
 	st     Status
 	err    error
 	poll   func()      // makes progress, for transports that need it (NewPolledRequest)
@@ -68,6 +70,9 @@ func newRequest() *Request { return &Request{done: make(chan struct{})} }
 
 // isDone reports whether r has completed.
 func (r *Request) isDone() bool {
+	if r.done == nil {
+		return r.fin.Load()
+	}
 	select {
 	case <-r.done:
 		return true
@@ -77,6 +82,11 @@ func (r *Request) isDone() bool {
 }
 
 func (r *Request) complete(st Status, err error) {
+	if r.done == nil { // polled: no channel to allocate per request
+		r.st, r.err = st, err
+		r.fin.Store(true)
+		return
+	}
 	if w := r.w; w != nil {
 		w.mu.Lock()
 		r.st, r.err = st, err
@@ -111,16 +121,20 @@ func (r *Request) WaitContext(ctx context.Context) (Status, error) {
 		return r.st, r.err
 	}
 	if r.poll != nil {
+		cdone := ctx.Done()
 		for {
-			select {
-			case <-r.done:
+			if r.fin.Load() {
 				return r.st, r.err
-			case <-ctx.Done():
-				if r.cancel == nil || r.cancel() {
-					return Status{}, fmt.Errorf("wait: %w", ctx.Err())
+			}
+			if cdone != nil {
+				select {
+				case <-cdone:
+					if r.cancel == nil || r.cancel() {
+						return Status{}, fmt.Errorf("wait: %w", ctx.Err())
+					}
+					cdone = nil // matched: let it finish
+				default:
 				}
-				ctx = context.Background() // matched: let it finish
-			default:
 			}
 			r.poll()
 		}
@@ -192,9 +206,7 @@ func NewRequest() *Request { return newRequest() }
 // progress only when asked: Wait calls poll until the request completes,
 // and Test calls it once before looking. poll must not block for long.
 func NewPolledRequest(poll func()) *Request {
-	r := newRequest()
-	r.poll = poll
-	return r
+	return &Request{poll: poll}
 }
 
 // SetCancel sets what WaitContext calls on a request of a transport

@@ -236,14 +236,15 @@ func (c *Comm) Irecv(buf comm.Buffer, source, tag int) (*comm.Request, error) {
 		return nil, err
 	}
 	// check the whole receive buffer once, before anything can arrive
-	if _, err := buf.Type.NewUnpacker(buf.Data, buf.Origin, buf.Count); err != nil {
+	u, err := buf.Type.NewUnpacker(buf.Data, buf.Origin, buf.Count)
+	if err != nil {
 		return nil, err
 	}
 	if c.mode == Raw {
 		return c.rawRecv(buf, source, tag)
 	}
 	w := c.w
-	r := &recvOp{buf: buf, mode: c.mode, req: w.newRequest()}
+	r := &recvOp{buf: buf, mode: c.mode, req: w.newRequest(), u: u}
 	r.req.SetCancel(func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -270,7 +271,10 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 		r.req.Complete(st, fmt.Errorf("recv from rank %d, tag %d: %w", in.env.Source, in.env.Tag, err))
 		return
 	}
-	u, err := r.buf.Type.NewUnpacker(r.buf.Data, r.buf.Origin, r.buf.Count)
+	u, err := r.u, error(nil)
+	if u == nil {
+		u, err = r.buf.Type.NewUnpacker(r.buf.Data, r.buf.Origin, r.buf.Count)
+	}
 	if err != nil { // checked at Irecv; cannot happen
 		w.drain(in)
 		r.req.Complete(st, err)

@@ -155,7 +155,7 @@ func (c *Comm) plan(a redArgs) plan {
 		p.words[4] = 1 + uint64(sig.Sig.Basic)
 	}
 	n, me := c.Size(), c.Rank()
-	if k == 0 || sig.Sig.N > math.MaxInt32 {
+	if k == 0 || sig.Sig.N == 0 || sig.Sig.N > math.MaxInt32 {
 		return p
 	}
 	if a.op == comm.Minloc || a.op == comm.Maxloc {
@@ -219,8 +219,10 @@ func (c *Comm) plan(a redArgs) plan {
 }
 
 // agree runs the MPI_Iallreduce that tells every rank whether all planned
-// the same native reduction.
-func (c *Comm) agree(p plan) (bool, error) {
+// the same native reduction (ok), and whether they are in different
+// reductions (apart), which ddt's checks could not survive: its
+// reductions exchange different messages.
+func (c *Comm) agree(p plan) (ok, apart bool, err error) {
 	// words as 32-bit halves, each with its negation: MAX gives the
 	// maximum and minus the minimum of every half
 	const nw = len(plan{}.words)
@@ -232,25 +234,29 @@ func (c *Comm) agree(p plan) (bool, error) {
 		hi, lo := int64(w>>32), int64(w&0xffffffff)
 		v[4*i], v[4*i+1], v[4*i+2], v[4*i+3] = hi, -hi, lo, -lo
 	}
-	ok := int64(0)
+	flag := int64(0)
 	if p.ok {
-		ok = 1
+		flag = 1
 	}
-	v[4*nw], v[4*nw+1] = ok, -ok
+	v[4*nw], v[4*nw+1] = flag, -flag
 	req, err := c.w.ireduction("MPI_Iallreduce", redAllreduce, buf, unsafe.Add(buf, 8*n), n, nil, C.ddt_long_long(), 4, 0)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if _, err := req.Wait(); err != nil {
-		return false, err
+		return false, false, err
 	}
 	out := v[n:]
+	// word 0 is the kind of reduction
+	if out[0] != -out[1] || out[2] != -out[3] {
+		return false, true, nil
+	}
 	for i := 0; i < n; i += 2 {
 		if out[i] != -out[i+1] {
-			return false, nil // the ranks differ
+			return false, false, nil // the ranks differ
 		}
 	}
-	return out[4*nw] == 1, nil
+	return out[4*nw] == 1, false, nil
 }
 
 // namedType returns MPI's predefined datatype of the given C name,
@@ -300,9 +306,12 @@ func (c *Comm) reduce(a redArgs) (handled bool, err error) {
 		return false, nil
 	}
 	p := c.plan(a)
-	ok, err := c.agree(p)
+	ok, apart, err := c.agree(p)
 	if err != nil {
 		return true, err
+	}
+	if apart {
+		return true, fmt.Errorf("%s: the ranks are in different reductions", redNames[a.kind])
 	}
 	if !ok {
 		return false, nil

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,6 +185,27 @@ func b2i(v bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// TestDifferentReductions: ranks in different reductions (which ddt's
+// checks could not survive: its reductions exchange different messages)
+// fail on every rank instead of hanging.
+func TestDifferentReductions(t *testing.T) {
+	c := testComm
+	if c.Size() < 2 {
+		t.Skip("needs 2 ranks")
+	}
+	i32, _ := ddt.Commit(datatype.Of(datatype.Int))
+	b := func() comm.Buffer { return comm.Buffer{Data: make([]byte, 4), Count: 1, Type: i32} }
+	var err error
+	if c.Rank() == 0 {
+		err = c.Scan(b(), b(), comm.Sum)
+	} else {
+		err = c.Allreduce(b(), b(), comm.Sum)
+	}
+	if err == nil || !strings.Contains(err.Error(), "different reductions") {
+		t.Errorf("scan against allreduce: %v", err)
+	}
 }
 
 // TestUntrustedMinMax: MIN and MAX on unsigned integers, which MPI

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/comm"
 	"github.com/ddtlab/ddt/comm/internal/match"
 	"github.com/ddtlab/ddt/datatype"
@@ -91,7 +92,9 @@ type world struct {
 	tagUB                      int
 	seq                        []int // next data tag per destination
 	hdrs                       [hdrRing]*pending
-	hdrDone                    [hdrRing]*result // header receives completed, not yet taken in
+	hdrDone                    [hdrRing]bool   // header receives completed, not yet taken in
+	hdrRes                     [hdrRing]result // what they completed with
+	doneScratch                []*pending      // progressSpin's list of completed requests, reused
 	pb                         pollBufs
 	hbuf                       unsafe.Pointer // hdrRing receive buffers of hdrSize+MaxInline bytes
 	head                       int            // the oldest posted header receive
@@ -120,6 +123,7 @@ type recvOp struct {
 	buf  comm.Buffer
 	mode Mode
 	req  *comm.Request
+	u    *ddt.Unpacker // made when the receive was posted, used once
 }
 
 // result is what a completed MPI request reports.
@@ -314,7 +318,7 @@ func (c *Comm) FinalizeContext(ctx context.Context) error {
 		keep(&comm.StuckError{Cause: comm.ErrUnreceived, Pending: pending})
 	}
 	for i := range w.hdrs {
-		if w.hdrDone[i] == nil {
+		if !w.hdrDone[i] {
 			keep(check("MPI_Cancel", C.ddt_cancel(w.hdrs[i].req)))
 		}
 	}
@@ -535,7 +539,7 @@ func (w *world) progressSpin(spin float64) bool {
 	null, tnull := C.ddt_request_null(), C.ddt_datatype_null()
 	for i, h := range w.hdrs {
 		reqs[i], etypes[i] = *h.req, tnull
-		if w.hdrDone[i] != nil {
+		if w.hdrDone[i] {
 			reqs[i] = null
 		}
 	}
@@ -552,13 +556,14 @@ func (w *world) progressSpin(spin float64) bool {
 		return false
 	}
 	out := unsafe.Slice((*C.ddt_result)(b.out), int(count))
-	var done []*pending
+	done := w.doneScratch[:0]
+	w.doneScratch = nil // a callback that polls again gets its own
 	for _, o := range out {
 		r := result{src: int(o.src), tag: int(o.tag), bytes: int64(o.bytes), elements: int64(o.elems), code: int(o.err), cancelled: o.cancelled != 0}
 		i := int(o.index)
 		if i < hdrRing {
 			*w.hdrs[i].req = null
-			w.hdrDone[i] = &r
+			w.hdrDone[i], w.hdrRes[i] = true, r
 			continue
 		}
 		p := pend[i-hdrRing]
@@ -567,9 +572,9 @@ func (w *world) progressSpin(spin float64) bool {
 		done = append(done, p)
 	}
 	// take in the headers in order: slot head holds the oldest
-	for w.hdrDone[w.head] != nil {
-		r := *w.hdrDone[w.head]
-		w.hdrDone[w.head] = nil
+	for w.hdrDone[w.head] {
+		r := w.hdrRes[w.head]
+		w.hdrDone[w.head] = false
 		in := w.parseHeader(w.hdrBuf(w.head), r)
 		if r.code == 0 && r.src >= 0 && r.src < w.size {
 			w.hrecv[r.src]++
@@ -605,6 +610,8 @@ func (w *world) progressSpin(spin float64) bool {
 			p.done(p.res)
 		}
 	}
+	clear(done)
+	w.doneScratch = done[:0]
 	return true
 }
 

@@ -1,0 +1,108 @@
+package ddt
+
+import (
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/engine/host"
+)
+
+// Large packs go through a small cache-resident buffer: the engine packs
+// a piece of ntChunk bytes into it (the engines resume at any byte of the
+// packed stream), and engine.CopyNT copies the piece out with
+// non-temporal stores, which write the destination's lines without
+// reading them first and without evicting the source from the caches.
+// This pays only where the destination does not stay in the caches
+// anyway: from ntMin packed bytes (see NonTemporalMin).
+
+// ntBuf is the size of the scratch buffer.
+const ntBuf = 32 << 10
+
+// ntChunk is the piece a large pack moves through the scratch buffer (at
+// most ntBuf; a variable for tests): it stays in the first- or
+// second-level cache between the engine's stores and the copy's loads.
+var ntChunk int64 = ntBuf
+
+// ntMin is NonTemporalMin (a variable for tests and benchmarks).
+var ntMin = ntMinDefault()
+
+// NonTemporalMin is the packed size from which Pack writes its output
+// with non-temporal stores through a cache-resident buffer (amd64 with
+// AVX2). It is the last-level cache size (host: sysfs, or 32 MiB where
+// the system does not say), overridden by DDT_NTMIN=bytes (K, M, G
+// suffixes accepted) and disabled by DDT_NONT=1, both read once when the
+// program starts; math.MaxInt64 when off.
+func NonTemporalMin() int64 { return ntMin }
+
+func ntMinDefault() int64 {
+	if !engine.HasNT() || os.Getenv("DDT_NONT") == "1" {
+		return math.MaxInt64
+	}
+	if s := os.Getenv("DDT_NTMIN"); s != "" {
+		if n, ok := parseBytes(s); ok {
+			return max(n, 2*ntChunk)
+		}
+	}
+	return host.LLC()
+}
+
+// parseBytes reads a byte count with an optional K, M or G suffix.
+func parseBytes(s string) (int64, bool) {
+	mul := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mul, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(s, "M"):
+		mul, s = 1<<20, s[:len(s)-1]
+	case strings.HasSuffix(s, "G"):
+		mul, s = 1<<30, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mul {
+		return 0, false
+	}
+	return n * mul, true
+}
+
+// scratch holds the buffers of packNT, ntBuf bytes on a 64-byte
+// boundary each.
+var scratch = sync.Pool{New: func() any {
+	b := make([]byte, ntBuf+64)
+	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(b))) & 63)
+	b = b[off : off+ntBuf]
+	return &b
+}}
+
+// packNT is e.Pack(dst, src, origin, count, from) through the scratch
+// buffer, piece by piece, each piece copied out with non-temporal
+// stores. The pieces after the first start at dst addresses that are
+// multiples of 64, so that every copy but the first and last writes
+// whole lines.
+func packNT(e engine.Engine, dst, src []byte, origin, count, from int64) {
+	bp := scratch.Get().(*[]byte)
+	buf := *bp
+	n := int64(len(dst))
+	first := min(n, ntChunk-64+int64(-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))&63))
+	for off := int64(0); off < n; {
+		k := min(n-off, ntChunk)
+		if off == 0 {
+			k = first
+		}
+		e.Pack(buf[:k], src, origin, count, from+off)
+		engine.CopyNT(dst[off:off+k], buf[:k])
+		off += k
+	}
+	scratch.Put(bp)
+}
+
+// ntCount is the most instances of size packed bytes each (size > 0)
+// that pack to fewer than ntMin bytes: the bound of the native fast path
+// for Pack, above which packNT runs.
+func ntCount(size int64) int64 {
+	return (ntMin - 1) / size
+}

@@ -1,0 +1,158 @@
+package ddt
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// ntLayout is one 16 MB cell of the anchors harness (mpipack.c; the
+// same types as cmd/ddt/internal/bench), with its hand-written pack.
+type ntLayout struct {
+	name   string
+	ty     *datatype.Type
+	count  int64
+	alloc  int64
+	packed int64
+	hand   func(d, s []byte)
+}
+
+// irregular layout L6 of mpipack.c: 4096 blocks of 1-16 doubles with gaps
+// of 1-16 doubles (splitmix64 from its seed).
+func l6Lists() (lens, disps []int64) {
+	s := uint64(0x5eed5eed12345)
+	next := func() uint64 {
+		s += 0x9E3779B97F4A7C15
+		z := s
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+		return z ^ (z >> 31)
+	}
+	var pos int64
+	for i := range 4096 {
+		if i > 0 {
+			pos += 1 + int64(next()%16)
+		}
+		l := 1 + int64(next()%16)
+		lens, disps = append(lens, l), append(disps, pos)
+		pos += l
+	}
+	return lens, disps
+}
+
+func ntLayouts(tb testing.TB) []ntLayout {
+	dbl := datatype.Of(datatype.Double)
+	must := func(t *datatype.Type, err error) *datatype.Type {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return t
+	}
+	var ls []ntLayout
+	{ // L5a L: 1448^2 of 1472^2 doubles at 12
+		const N, sub, st = 1472, 1448, 12
+		ls = append(ls, ntLayout{"L5a_L", must(datatype.Subarray([]int64{N, N}, []int64{sub, sub}, []int64{st, st}, datatype.OrderC, dbl)),
+			1, N * N * 8, sub * sub * 8, func(d, s []byte) {
+				for r := range sub {
+					copy(d[r*sub*8:(r+1)*sub*8], s[((st+r)*N+st)*8:])
+				}
+			}})
+	}
+	{ // L5b L: 128^3 of 256^3 doubles at 64
+		const N, sub, st = 256, 128, 64
+		ls = append(ls, ntLayout{"L5b_L", must(datatype.Subarray([]int64{N, N, N}, []int64{sub, sub, sub}, []int64{st, st, st}, datatype.OrderC, dbl)),
+			1, N * N * N * 8, sub * sub * sub * 8, func(d, s []byte) {
+				q := d
+				for z := range sub {
+					for y := range sub {
+						copy(q[:sub*8], s[(((st+z)*N+st+y)*N+st)*8:])
+						q = q[sub*8:]
+					}
+				}
+			}})
+	}
+	{ // L8 L: vector(131072, 16, 32, double)
+		const n = 131072
+		ls = append(ls, ntLayout{"L8_L", must(datatype.Vector(n, 16, 32, dbl)), 1, ((n-1)*32 + 16) * 8, n * 128,
+			func(d, s []byte) {
+				for i := range n {
+					copy(d[i*128:(i+1)*128], s[i*256:])
+				}
+			}})
+	}
+	{ // L6 L: 60 instances of indexed(4096 random blocks)
+		lens, disps := l6Lists()
+		var elems int64
+		for _, l := range lens {
+			elems += l
+		}
+		ext := (disps[len(disps)-1] + lens[len(lens)-1]) * 8
+		ls = append(ls, ntLayout{"L6_L", must(datatype.Indexed(lens, disps, dbl)), 60, 60 * ext, 60 * elems * 8,
+			func(d, s []byte) {
+				q := d
+				for k := range int64(60) {
+					b := s[k*ext:]
+					for i, l := range lens {
+						copy(q[:l*8], b[disps[i]*8:])
+						q = q[l*8:]
+					}
+				}
+			}})
+	}
+	return ls
+}
+
+// BenchmarkLargePack packs the 16 MB cells of the anchors harness (L5a,
+// L5b, L8, L6 L) with non-temporal stores through the scratch buffer
+// (nt) and without (plain), with one goroutine and with Threads 0 (two
+// on this machine), next to the hand-written Go loop and copy of the
+// packed bytes, in one process. Run with
+//
+//	go test -run '^$' -bench LargePack -count 6 . | go run ./internal/cmd/ratios ... (see docs/performance.md)
+func BenchmarkLargePack(b *testing.B) {
+	saved := ntMin
+	defer func() { ntMin = saved }()
+	for _, l := range ntLayouts(b) {
+		src, dst := make([]byte, l.alloc), make([]byte, l.packed)
+		for i := range src {
+			src[i] = byte(i*7 + i>>9)
+		}
+		ma, mb := make([]byte, l.packed), make([]byte, l.packed)
+		copy(ma, src)
+		run := func(name string, f func()) {
+			f()
+			b.Run(l.name+"/"+name, func(b *testing.B) {
+				b.SetBytes(l.packed)
+				for b.Loop() {
+					f()
+				}
+			})
+		}
+		run("copy", func() { copy(mb, ma) })
+		run("hand", func() { l.hand(dst, src) })
+		for _, th := range []int{1, 0} {
+			for _, nt := range []bool{false, true} {
+				ntMin = math.MaxInt64
+				if nt {
+					ntMin = 1 << 20
+				}
+				c, err := CommitWith(l.ty, Options{Threads: th})
+				if err != nil {
+					b.Fatal(err)
+				}
+				mode := "plain"
+				if nt {
+					mode = "nt"
+				}
+				c.Pack(dst, src, 0, l.count) // builds the engine and its fast path under this ntMin
+				run(fmt.Sprintf("ddt-%s-t%d", mode, th), func() {
+					if _, err := c.Pack(dst, src, 0, l.count); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}

@@ -544,7 +544,7 @@ func (c *Committed) pack(dst, src []byte, origin, count int64) (int64, error) {
 				return size, nil
 			}
 			if size >= ntMin {
-				packNT(r, dst[:size], src, origin, count, 0)
+				packNT(r, c.ntPiece(), dst[:size], src, origin, count, 0)
 			} else {
 				r.Pack(dst[:size], src, origin, count, 0)
 			}
@@ -629,7 +629,7 @@ func (c *Committed) unpackChecked(dst, src []byte, origin, count int64) (int64, 
 // stream. The caller has checked the whole message against the buffers.
 func (c *Committed) packRange(dst, src []byte, origin, count, from int64) {
 	if int64(len(dst)) >= ntMin {
-		packNT(c.engine(), dst, src, origin, count, from)
+		packNT(c.engine(), c.ntPiece(), dst, src, origin, count, from)
 		return
 	}
 	c.engine().Pack(dst, src, origin, count, from)

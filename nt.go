@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/internal/engine"
 	"github.com/ddtlab/ddt/internal/engine/host"
 )
@@ -21,12 +22,13 @@ import (
 // anyway: from ntMin packed bytes (see NonTemporalMin).
 
 // ntBuf is the size of the scratch buffer.
-const ntBuf = 32 << 10
+const ntBuf = 1 << 20
 
 // ntChunk is the piece a large pack moves through the scratch buffer (at
-// most ntBuf; a variable for tests): it stays in the first- or
-// second-level cache between the engine's stores and the copy's loads.
-var ntChunk int64 = ntBuf
+// most ntBuf; a variable for tests): it stays in the second-level cache
+// between the engine's stores and the copy's loads. Pieces are rounded to
+// whole units of the engines (ntPiece).
+var ntChunk int64 = 256 << 10
 
 // ntMin is NonTemporalMin (a variable for tests and benchmarks).
 var ntMin = ntMinDefault()
@@ -45,7 +47,7 @@ func ntMinDefault() int64 {
 	}
 	if s := os.Getenv("DDT_NTMIN"); s != "" {
 		if n, ok := parseBytes(s); ok {
-			return max(n, 2*ntChunk)
+			return max(n, 64<<10)
 		}
 	}
 	return host.LLC()
@@ -78,21 +80,41 @@ var scratch = sync.Pool{New: func() any {
 	return &b
 }}
 
+// ntPiece is the size of the pieces packNT moves for a program p (nil
+// for the reference engine) of size packed bytes per instance: whole
+// units of native code where that keeps them at most ntBuf bytes (a
+// piece that cut a unit would run it on the fallback engine), ntChunk
+// bytes otherwise. The unit is an instance, or for instances larger
+// than ntBuf a block of a root loop.
+func ntPiece(p *dame.Program, size int64) int64 {
+	u := size
+	if p != nil && p.Root != nil && u > ntBuf {
+		switch n := p.Root; n.Op {
+		case dame.Contig, dame.Vector, dame.BlockIndex:
+			if nb := n.NumBlocks(); nb > 0 && n.Size%nb == 0 {
+				u = n.Size / nb
+			}
+		}
+	}
+	switch {
+	case u <= 0 || u > ntBuf:
+		return ntChunk
+	case u <= ntChunk:
+		return ntChunk / u * u
+	}
+	return u
+}
+
 // packNT is e.Pack(dst, src, origin, count, from) through the scratch
-// buffer, piece by piece, each piece copied out with non-temporal
-// stores. The pieces after the first start at dst addresses that are
-// multiples of 64, so that every copy but the first and last writes
-// whole lines.
-func packNT(e engine.Engine, dst, src []byte, origin, count, from int64) {
+// buffer, in pieces of piece bytes (at most ntBuf) that start at
+// multiples of piece in the packed stream, each copied out with
+// non-temporal stores.
+func packNT(e engine.Engine, piece int64, dst, src []byte, origin, count, from int64) {
 	bp := scratch.Get().(*[]byte)
 	buf := *bp
 	n := int64(len(dst))
-	first := min(n, ntChunk-64+int64(-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))&63))
 	for off := int64(0); off < n; {
-		k := min(n-off, ntChunk)
-		if off == 0 {
-			k = first
-		}
+		k := min(n-off, piece-(from+off)%piece)
 		e.Pack(buf[:k], src, origin, count, from+off)
 		engine.CopyNT(dst[off:off+k], buf[:k])
 		off += k
@@ -105,4 +127,13 @@ func packNT(e engine.Engine, dst, src []byte, origin, count, from int64) {
 // for Pack, above which packNT runs.
 func ntCount(size int64) int64 {
 	return (ntMin - 1) / size
+}
+
+// ntPiece is the piece size of packNT for c's program.
+func (c *Committed) ntPiece() int64 {
+	var p *dame.Program
+	if c.kind != Reference {
+		p = c.prog
+	}
+	return ntPiece(p, c.bounds.size)
 }

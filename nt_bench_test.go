@@ -3,9 +3,15 @@ package ddt
 import (
 	"fmt"
 	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/engine"
 )
 
 // ntLayout is one 16 MB cell of the anchors harness (mpipack.c; the
@@ -112,8 +118,11 @@ func ntLayouts(tb testing.TB) []ntLayout {
 //
 //	go test -run '^$' -bench LargePack -count 6 . | go run ./internal/cmd/ratios ... (see docs/performance.md)
 func BenchmarkLargePack(b *testing.B) {
-	saved := ntMin
-	defer func() { ntMin = saved }()
+	defer func(m, c int64) { ntMin, ntChunk = m, c }(ntMin, ntChunk)
+	// DDT_NTCHUNK=bytes (4 KiB to 1 MiB) sets the piece size for a sweep
+	if k, err := strconv.ParseInt(os.Getenv("DDT_NTCHUNK"), 10, 64); err == nil && k >= 4096 && k <= ntBuf {
+		ntChunk = k
+	}
 	for _, l := range ntLayouts(b) {
 		src, dst := make([]byte, l.alloc), make([]byte, l.packed)
 		for i := range src {
@@ -131,6 +140,7 @@ func BenchmarkLargePack(b *testing.B) {
 			})
 		}
 		run("copy", func() { copy(mb, ma) })
+		run("copynt", func() { engine.CopyNT(mb, ma) })
 		run("hand", func() { l.hand(dst, src) })
 		for _, th := range []int{1, 0} {
 			for _, nt := range []bool{false, true} {
@@ -154,5 +164,68 @@ func BenchmarkLargePack(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// TestLargePackTable prints, for the 16 MB cells, the best and median
+// time of each variant of BenchmarkLargePack over rounds in which every
+// variant runs once in turn (so that a noisy, shared machine slows all
+// of them alike), and their ratios to copy of the packed bytes. It runs
+// only with DDT_NTBENCH=rounds in the environment:
+//
+//	DDT_NTBENCH=30 go test -run LargePackTable -v .
+func TestLargePackTable(t *testing.T) {
+	rounds, err := strconv.Atoi(os.Getenv("DDT_NTBENCH"))
+	if err != nil || rounds <= 0 {
+		t.Skip("DDT_NTBENCH=rounds not set")
+	}
+	defer func(m, c int64) { ntMin, ntChunk = m, c }(ntMin, ntChunk)
+	if k, err := strconv.ParseInt(os.Getenv("DDT_NTCHUNK"), 10, 64); err == nil && k >= 4096 && k <= ntBuf {
+		ntChunk = k
+	}
+	for _, l := range ntLayouts(t) {
+		if f := os.Getenv("DDT_NTLAYOUTS"); f != "" && !strings.Contains(f, l.name[:len(l.name)-2]) {
+			continue
+		}
+		src, dst := make([]byte, l.alloc), make([]byte, l.packed)
+		for i := range src {
+			src[i] = byte(i*7 + i>>9)
+		}
+		ma, mb := make([]byte, l.packed), make([]byte, l.packed)
+		copy(ma, src)
+		names := []string{"copy", "copynt", "hand"}
+		fns := []func(){func() { copy(mb, ma) }, func() { engine.CopyNT(mb, ma) }, func() { l.hand(dst, src) }}
+		for _, th := range []int{1, 0} {
+			for _, nt := range []bool{false, true} {
+				ntMin = math.MaxInt64
+				mode := "plain"
+				if nt {
+					ntMin, mode = 1<<20, "nt"
+				}
+				c, err := CommitWith(l.ty, Options{Threads: th})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.Pack(dst, src, 0, l.count)
+				names = append(names, fmt.Sprintf("ddt-%s-t%d", mode, th))
+				fns = append(fns, func() { c.Pack(dst, src, 0, l.count) })
+			}
+		}
+		times := make([][]float64, len(fns))
+		for range rounds {
+			for i, f := range fns {
+				t0 := time.Now()
+				f()
+				times[i] = append(times[i], time.Since(t0).Seconds()*1e6)
+			}
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s (%d bytes packed, %d rounds; µs best / median, ratio of best to copy's best)\n", l.name, l.packed, rounds)
+		best0 := slices.Min(times[0])
+		for i, ts := range times {
+			slices.Sort(ts)
+			fmt.Fprintf(&b, "  %-14s %8.0f %8.0f  %5.2fx\n", names[i], ts[0], ts[len(ts)/2], ts[0]/best0)
+		}
+		t.Log("\n" + b.String())
 	}
 }

@@ -19,7 +19,7 @@ import (
 func TestGuardPagesNT(t *testing.T) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func(m, c, p int64) { ntMin, ntChunk, minPiece = m, c, p }(ntMin, ntChunk, minPiece)
-	ntMin, ntChunk, minPiece = 512, 700, 16
+	ntMin, ntChunk, minPiece = 512, 700, 16 // pieces of 700 bytes or whole units
 	const pages = 80
 	img, packed := newGuarded(t, pages), newGuarded(t, pages)
 	limit := int64(pages * os.Getpagesize())

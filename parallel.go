@@ -40,7 +40,7 @@ func (c *Committed) parallel(e engine.Engine, pack bool, mem, pk []byte, origin,
 	step := (size/n + 63) &^ 63
 	run := func(lo, hi int64) {
 		if pack && size >= ntMin {
-			packNT(e, pk[lo:hi], mem, origin, count, lo)
+			packNT(e, c.ntPiece(), pk[lo:hi], mem, origin, count, lo)
 		} else if pack {
 			e.Pack(pk[lo:hi], mem, origin, count, lo)
 		} else {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
 // ntLayout is one 16 MB cell of the anchors harness (mpipack.c; the
@@ -82,6 +83,15 @@ func ntLayouts(tb testing.TB) []ntLayout {
 	{ // L8 L: vector(131072, 16, 32, double)
 		const n = 131072
 		ls = append(ls, ntLayout{"L8_L", must(datatype.Vector(n, 16, 32, dbl)), 1, ((n-1)*32 + 16) * 8, n * 128,
+			func(d, s []byte) {
+				for i := range n {
+					copy(d[i*128:(i+1)*128], s[i*256:])
+				}
+			}})
+	}
+	if strings.Contains(os.Getenv("DDT_NTLAYOUTS"), "L8XL") { // L8 at 512 MiB packed: above a 300 MiB LLC
+		const n = 4 << 20
+		ls = append(ls, ntLayout{"L8XL_L", must(datatype.Vector(n, 16, 32, dbl)), 1, ((n-1)*32 + 16) * 8, n * 128,
 			func(d, s []byte) {
 				for i := range n {
 					copy(d[i*128:(i+1)*128], s[i*256:])
@@ -184,7 +194,7 @@ func TestLargePackTable(t *testing.T) {
 		ntChunk = k
 	}
 	for _, l := range ntLayouts(t) {
-		if f := os.Getenv("DDT_NTLAYOUTS"); f != "" && !strings.Contains(f, l.name[:len(l.name)-2]) {
+		if f := os.Getenv("DDT_NTLAYOUTS"); f != "" && !slices.Contains(strings.Split(f, ","), l.name[:len(l.name)-2]) {
 			continue
 		}
 		src, dst := make([]byte, l.alloc), make([]byte, l.packed)
@@ -228,4 +238,42 @@ func TestLargePackTable(t *testing.T) {
 		}
 		t.Log("\n" + b.String())
 	}
+}
+
+// TestCopyNTSizes prints the best time of copy and engine.CopyNT of
+// buffers of 1 MiB to DDT_NTSIZES MiB (default 256), interleaved over
+// DDT_NTBENCH rounds: the size from which non-temporal stores pay for a
+// plain copy on this machine, the calibration of NonTemporalMin.
+//
+//	DDT_NTBENCH=20 DDT_NTSIZES=1024 go test -run CopyNTSizes -v .
+func TestCopyNTSizes(t *testing.T) {
+	rounds, err := strconv.Atoi(os.Getenv("DDT_NTBENCH"))
+	if err != nil || rounds <= 0 {
+		t.Skip("DDT_NTBENCH=rounds not set")
+	}
+	top := int64(256)
+	if m, err := strconv.ParseInt(os.Getenv("DDT_NTSIZES"), 10, 64); err == nil && m > 0 {
+		top = m
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "LLC %d MiB; %d rounds; best µs of copy, CopyNT, their ratio\n", host.LLC()>>20, rounds)
+	for mb := int64(1); mb <= top; mb *= 4 {
+		n := mb << 20
+		src, dst := make([]byte, n), make([]byte, n)
+		for i := range src {
+			src[i] = byte(i)
+		}
+		copy(dst, src)
+		bc, bn := math.Inf(1), math.Inf(1)
+		for range rounds {
+			t0 := time.Now()
+			copy(dst, src)
+			t1 := time.Now()
+			engine.CopyNT(dst, src)
+			t2 := time.Now()
+			bc, bn = min(bc, t1.Sub(t0).Seconds()*1e6), min(bn, t2.Sub(t1).Seconds()*1e6)
+		}
+		fmt.Fprintf(&b, "  %5d MiB %10.0f %10.0f  %.2f\n", mb, bc, bn, bn/bc)
+	}
+	t.Log("\n" + b.String())
 }

@@ -105,11 +105,28 @@ func ntPiece(p *dame.Program, size int64) int64 {
 	return u
 }
 
-// packNT is e.Pack(dst, src, origin, count, from) through the scratch
-// buffer, in pieces of piece bytes (at most ntBuf) that start at
-// multiples of piece in the packed stream, each copied out with
-// non-temporal stores.
+// ntPacker is an engine with non-temporal stores in its own code (the
+// native engine: a second variant of its code, jit.Engine.PackNT, which
+// stores the long blocks of the layout without the scratch buffer's
+// second pass). PackNT returns false when it has no such code.
+type ntPacker interface {
+	PackNT(dst, src []byte, origin, count, from int64) bool
+}
+
+// ntJIT lets packNT use an engine's own non-temporal code; DDT_NTJIT=0,
+// read once at start, sends every large pack through the scratch buffer
+// instead (to compare the two; a variable for the benchmarks too).
+var ntJIT = os.Getenv("DDT_NTJIT") != "0"
+
+// packNT is e.Pack(dst, src, origin, count, from) with non-temporal
+// stores: by the engine's own code where it has such code (ntPacker),
+// otherwise through the scratch buffer, in pieces of piece bytes (at most
+// ntBuf) that start at multiples of piece in the packed stream, each
+// copied out with non-temporal stores.
 func packNT(e engine.Engine, piece int64, dst, src []byte, origin, count, from int64) {
+	if p, ok := e.(ntPacker); ok && ntJIT && p.PackNT(dst, src, origin, count, from) {
+		return
+	}
 	bp := scratch.Get().(*[]byte)
 	buf := *bp
 	n := int64(len(dst))

@@ -219,6 +219,14 @@ func TestLargePackTable(t *testing.T) {
 				c.Pack(dst, src, 0, l.count)
 				names = append(names, fmt.Sprintf("ddt-%s-t%d", mode, th))
 				fns = append(fns, func() { c.Pack(dst, src, 0, l.count) })
+				if nt { // the scratch-buffer path where the native code has its own
+					names = append(names, fmt.Sprintf("ddt-ntscratch-t%d", th))
+					fns = append(fns, func() {
+						ntJIT = false
+						c.Pack(dst, src, 0, l.count)
+						ntJIT = true
+					})
+				}
 			}
 		}
 		times := make([][]float64, len(fns))

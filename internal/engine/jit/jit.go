@@ -68,6 +68,7 @@ type Code struct {
 	vec      int
 	codeLen  int
 	compiled time.Duration
+	nt       bool // the pack code has non-temporal stores (generateNT)
 }
 
 // nodeCode is what the code offers for one node: entries (pack, unpack)
@@ -163,6 +164,12 @@ type progNode struct {
 
 // generate emits the entries of p at vector width vec.
 func generate(p *dame.Program, vec int, log bool) (*program, error) {
+	return generateNT(p, vec, log, false)
+}
+
+// generateNT is generate; with nt the pack code stores the middle of long
+// blocks with non-temporal stores (gen.blockNT).
+func generateNT(p *dame.Program, vec int, log, nt bool) (*program, error) {
 	root := p.Root
 	if root == nil {
 		return nil, fmt.Errorf("%w: type has no data", ErrUnsupported)
@@ -175,7 +182,7 @@ func generate(p *dame.Program, vec int, log bool) (*program, error) {
 	if total > maxEntries {
 		return nil, fmt.Errorf("%w: more than %d list entries", ErrUnsupported, maxEntries)
 	}
-	g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI()}
+	g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI(), nt: nt}
 	g.a.log = log
 	pr := &program{g: g, nodes: map[*dame.Node]*progNode{}, off: p.Off, whole: [2]int{-1, -1}}
 	pr.plan(root, true)
@@ -296,12 +303,16 @@ func Compile(p *dame.Program) (*Code, error) {
 // errABI is Compile's error when abiOK fails.
 var errABI = fmt.Errorf("%w: this Go passes arguments in other registers than the generated code reads", ErrUnsupported)
 
-func compileVec(p *dame.Program, vec int) (*Code, error) {
+func compileVec(p *dame.Program, vec int) (*Code, error) { return compileVecNT(p, vec, false) }
+
+// compileVecNT is compileVec; with nt the pack code uses non-temporal
+// stores for long blocks (Code.NT reports whether it has any).
+func compileVecNT(p *dame.Program, vec int, nt bool) (*Code, error) {
 	if !abiOK() {
 		return nil, errABI
 	}
 	t0 := time.Now()
-	pr, err := generate(p, vec, false)
+	pr, err := generateNT(p, vec, false, nt)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +336,7 @@ func compileVec(p *dame.Program, vec int) (*Code, error) {
 		return nil, err
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
-	c := &Code{mem: m, size: p.Size, ext: p.Extent, off: p.Off, vec: vec, codeLen: len(code),
+	c := &Code{mem: m, size: p.Size, ext: p.Extent, off: p.Off, vec: vec, codeLen: len(code), nt: pr.g.ntUsed,
 		nodes: make(map[*dame.Node]*nodeCode, len(pr.nodes))}
 	for n, pn := range pr.nodes {
 		nc := &nodeCode{n: n, table: pn.table, stride: pn.stride, bsize: pn.bsize}
@@ -395,7 +406,7 @@ func (c *Code) rebind(p *dame.Program) *Code {
 	if len(order) != len(c.order) {
 		return nil
 	}
-	nc := &Code{mem: c.mem, size: c.size, ext: c.ext, off: c.off, vec: c.vec, codeLen: c.codeLen,
+	nc := &Code{mem: c.mem, size: c.size, ext: c.ext, off: c.off, vec: c.vec, codeLen: c.codeLen, nt: c.nt,
 		compiled: c.compiled, order: order, nodes: make(map[*dame.Node]*nodeCode, len(order)), shared: c,
 		whole: c.whole}
 	for i, n := range order {

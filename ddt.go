@@ -96,8 +96,10 @@ type Options struct {
 	Normalize Normalization
 	// Kernels is the kernel set of the engine ("" for the best the CPU
 	// supports, lowered by the environment variables DDT_NOASM=1 or
-	// DDT_ASM=go|avx2|avx512 read once at program start; or "go", "avx2",
-	// "avx512", capped at what the CPU supports). It is fixed at commit.
+	// DDT_ASM=go|avx2|avx512|neon read once at program start; or "go",
+	// "avx2", "avx512", "neon", capped at what the CPU supports: neon is
+	// arm64's, where the compiled engine keeps its Go loops and native
+	// code is generated). It is fixed at commit.
 	Kernels string
 	// JITNow makes Auto generate the type's native code (internal/engine/jit) at
 	// commit, as Native does. By default it is generated once the type has

@@ -131,7 +131,7 @@ func guardConfigs() []Options {
 			cs = append(cs, Options{Engine: e})
 			continue
 		}
-		for _, k := range []string{"go", "avx2", "avx512"} {
+		for _, k := range []string{"go", "avx2", "avx512", "neon"} {
 			cs = append(cs, Options{Engine: e, Kernels: k})
 		}
 	}

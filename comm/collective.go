@@ -45,6 +45,7 @@ type Collectives interface {
 	// type, count and origin (MPI_Alltoallw, byte displacements being
 	// Origin): send[j] goes to rank j, and rank i's lands in recv[i].
 	Alltoallw(send, recv []Buffer) error
+	Reductions
 }
 
 // PointToPoint is what the collectives of this package need from a

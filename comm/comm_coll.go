@@ -67,3 +67,27 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	}
 	return newComm(c.w, plan.Rank, group, plan.Context, c.next), nil
 }
+
+// Reduce is MPI_Reduce; see Reductions.
+func (c *Comm) Reduce(send, recv Buffer, op *Op, root int) error {
+	return c.colls().Reduce(send, recv, op, root)
+}
+
+// Allreduce is MPI_Allreduce; see Reductions.
+func (c *Comm) Allreduce(send, recv Buffer, op *Op) error { return c.colls().Allreduce(send, recv, op) }
+
+// ReduceScatter is MPI_Reduce_scatter; see Reductions.
+func (c *Comm) ReduceScatter(send, recv Buffer, counts []int64, op *Op) error {
+	return c.colls().ReduceScatter(send, recv, counts, op)
+}
+
+// ReduceScatterBlock is MPI_Reduce_scatter_block; see Reductions.
+func (c *Comm) ReduceScatterBlock(send, recv Buffer, op *Op) error {
+	return c.colls().ReduceScatterBlock(send, recv, op)
+}
+
+// Scan is MPI_Scan; see Reductions.
+func (c *Comm) Scan(send, recv Buffer, op *Op) error { return c.colls().Scan(send, recv, op) }
+
+// Exscan is MPI_Exscan; see Reductions.
+func (c *Comm) Exscan(send, recv Buffer, op *Op) error { return c.colls().Exscan(send, recv, op) }

@@ -101,8 +101,13 @@
 // small type maps, and for large ones a normalization whose work is bounded
 // by the size of the type's tree (NormalizeTree): the rewrite rules of
 // package dame/opt, the ones commit applies, run on a program whose leaves
-// are the type's basic types. ReconstructLarge does the same for type maps
-// longer than MaxLen, with a certified lower bound (LowerBound). Commit
+// are the type's basic types. Over vec, idx, idxbuc and the contiguous leaf only
+// (ChainConstructors) Reconstruct is exact in O(n log log n) at any length
+// up to MaxMapLen. ReconstructLarge answers type maps longer than MaxLen
+// over other sets with the cheapest of the rules' tree, the least-cost
+// chain and the list, with a certified lower bound (LowerBound: node,
+// one-node and phrase bounds) and the a-priori factor
+// ListCost/LowerBound (docs/normalization.md). Commit
 // does not use this package: ddt.Options.Normalize simplifies the compiled
 // program (opt.Simplify) with the same rules and the same dynamic program
 // (internal/recon) over the program's block lists.

@@ -58,52 +58,67 @@ const costCap = recon.MaxCost
 
 // Reconstruct returns a least-cost tree whose flattening equals m exactly,
 // and its cost under opts.Cost. It runs in O(n^3) time and O(n^2) memory for
-// a map of n elements (about 11 bytes per segment, n^2/2 segments).
+// a map of n elements (about 11 bytes per segment, n^2/2 segments), up to
+// MaxLen elements; when opts.Constructors lies within ChainConstructors
+// (vec, idx, idxbuc, contig) in O(n log log n) time and O(n) memory, up to
+// MaxMapLen elements. For maps of more than 64 elements of one basic type
+// it first builds the least-cost chain tree (O(n log n)) and returns it
+// without the O(n^3) program when its cost meets LowerBound, which proves
+// it optimal over every constructor set.
 //
 // The tree is optimal among all trees over opts.Constructors, with one
 // documented restriction: strided bucket (sbuc) nodes are considered only in
 // the canonical form described in the package documentation.
 func Reconstruct(m TypeMap, opts Options) (tree *Node, cost int64, err error) {
-	// The dynamic program is internal/recon's, over the map with one
-	// symbol per basic type name.
 	opts, err = opts.normalized()
 	if err != nil {
 		return nil, 0, err
 	}
+	chain := opts.Constructors&^ChainConstructors == 0
+	if chain {
+		// any length up to MaxMapLen: O(n log log n)
+		if err := checkMapLen(m, MaxMapLen, ErrMapTooLong); err != nil {
+			return nil, 0, err
+		}
+		if err := checkMemory(len(m), chainBytesPerElem); err != nil {
+			return nil, 0, err
+		}
+		return chainTree(m, opts)
+	}
 	if err := checkMap(m); err != nil {
 		return nil, 0, err
 	}
-	seq := recon.Seq{Sym: make([]int32, len(m)), Disp: make([]int64, len(m))}
-	var names []string
-	ids := map[string]int32{}
-	for i, e := range m {
-		id, ok := ids[e.Type]
-		if !ok {
-			id = int32(len(names))
-			ids[e.Type] = id
-			names = append(names, e.Type)
-			sz, known := opts.Sizes.Size(e.Type)
-			if !known || sz <= 0 || sz > MaxDisp {
-				sz = 0
-			}
-			seq.Size = append(seq.Size, sz)
-			seq.LeafCost = append(seq.LeafCost, opts.Cost.Leaf)
+	// A chain tree whose cost meets LowerBound is optimal over every set:
+	// found in O(n log n), it spares the O(n^3) program (vectors, nested
+	// vectors, a vector of an index list...). Small maps go to the program
+	// directly, so that their trees are the program's.
+	if len(m) > chainShortcut && opts.Constructors&(AllowVec|AllowIdx|AllowIdxBuc) != 0 && oneType(m) {
+		if t, c, err := chainTree(m, opts); err == nil && c <= LowerBound(m, opts) {
+			return t, c, nil
 		}
-		seq.Sym[i], seq.Disp[i] = id, e.Disp
 	}
+	// The dynamic program is internal/recon's, over the map with one
+	// symbol per basic type name.
+	seq, names := toSeq(m, opts)
 	t, c, err := recon.Solve(seq, recon.Cost(opts.Cost), recon.Set(opts.Constructors))
-	switch {
-	case errors.Is(err, recon.ErrNotRepresentable):
-		return nil, 0, fmt.Errorf("optimal: constructors %s: %w", opts.Constructors, ErrNotRepresentable)
-	case errors.Is(err, recon.ErrShift):
-		return nil, 0, fmt.Errorf("optimal: constructors %s: map starts at displacement %d, which needs idx, idxbuc or struc: %w",
-			opts.Constructors, m[0].Disp, ErrNotRepresentable)
-	case errors.Is(err, recon.ErrCost):
-		return nil, 0, fmt.Errorf("optimal: %v; use smaller cost constants", err)
-	case err != nil:
-		return nil, 0, fmt.Errorf("optimal: %w", err)
+	if err != nil {
+		return nil, 0, solveErr(err, m, opts)
 	}
 	return fromRecon(t, names), c, nil
+}
+
+// chainShortcut is the length above which Reconstruct tries the chain tree
+// against the lower bound before the O(n^3) program.
+const chainShortcut = 64
+
+// oneType reports whether all elements of m have one basic type.
+func oneType(m TypeMap) bool {
+	for _, e := range m {
+		if e.Type != m[0].Type {
+			return false
+		}
+	}
+	return true
 }
 
 // fromRecon converts a reconstructed tree to the papers' notation, naming

@@ -283,44 +283,48 @@ func viaRules(in *Node, o NormalizeOptions, work int64) *Node {
 
 // largeBytesPerElem bounds the memory ReconstructLarge uses per element of
 // the map (the program's lists, the rules' block lists, symbol and group
-// sequences): checked before anything of the map's size is allocated.
-const largeBytesPerElem = 512
+// sequences, the candidates and the lower bound's suffix array and gap
+// maps; 2^20 random displacements measured 499 MB of maximum RSS with the
+// map read): checked before anything of the map's size is allocated.
+const largeBytesPerElem = 640
 
 // MaxLargeMemory is the most memory ReconstructLarge may plan to use.
 const MaxLargeMemory = 1 << 30
 
 // ReconstructLarge returns a tree whose flattening equals m, for maps of up
-// to MaxMapLen elements. For at most MaxLen elements it is Reconstruct's
-// exact least-cost tree (exact is true). Longer maps are too long for the
-// O(n^3) program; their tree is what the rewrite rules of dame/opt find
-// (opt.Simplify within opt.OfflineBudget on a program of one symbol per
-// basic type: touching blocks merge, constant strides become vectors, and
-// runs of equal blocks at a constant stride are grouped level by level —
-// nested vectors, a row and a column, strided buckets — with exact
-// reconstruction over each level of at most 1024 groups). exact is then
-// false (unless cost meets the bound), and lower is LowerBound's
-// certificate: the optimal cost lies in [lower, cost], so cost/lower bounds
-// this instance's approximation factor.
-// Time and memory are O(n) per level (at most log2 n levels) plus the exact
-// runs (2^32 steps at most); the memory is checked before it is allocated.
-// The tree is checked against m (O(n)); should the check fail, the answer
-// is the list of every element.
+// to MaxMapLen elements. For at most MaxLen elements, or constructors
+// within ChainConstructors, it is Reconstruct's exact least-cost tree
+// (exact is true). Longer maps over other sets are too long for the O(n^3)
+// program; their tree is the approximation (approximate): the cheapest of
+// what the rewrite rules of dame/opt find (opt.Simplify within
+// opt.OfflineBudget on a program of one symbol per basic type: touching
+// blocks merge, constant strides become vectors, and runs of equal blocks
+// at a constant stride are grouped level by level — nested vectors, a row
+// and a column, strided buckets — with exact reconstruction over each
+// level of at most 1024 groups), the least-cost chain tree and the list of
+// every element. lower is LowerBound's certificate: the optimal cost lies
+// in [lower, cost], so cost/lower bounds this instance's approximation
+// factor, and exact is true when they meet. A priori the factor is at most
+// ListCost(m)/LowerBound(m) (proof in docs/normalization.md).
+// Time and memory are O(n) per level of the rules (at most log2 n levels)
+// plus their exact runs (2^32 steps at most), O(n log n) for the bound;
+// the memory is checked before it is allocated.
 func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, exact bool, err error) {
-	if len(m) <= MaxLen {
-		tree, cost, err = Reconstruct(m, opts)
-		return tree, cost, cost, err == nil, err
-	}
 	if opts, err = opts.normalized(); err != nil {
 		return nil, 0, 0, false, err
 	}
+	if len(m) <= MaxLen || opts.Constructors&^ChainConstructors == 0 {
+		tree, cost, err = Reconstruct(m, opts)
+		return tree, cost, cost, err == nil, err
+	}
 	if !opts.Constructors.Has(DefaultConstructors) {
-		return nil, 0, 0, false, fmt.Errorf("optimal: a map of more than %d elements is reconstructed by the rewrite rules, which need the constructors %s, got %s", MaxLen, DefaultConstructors, opts.Constructors)
+		return nil, 0, 0, false, fmt.Errorf("optimal: a map of more than %d elements is reconstructed by the rewrite rules, which need the constructors %s (or a set within %s: exact), got %s", MaxLen, DefaultConstructors, ChainConstructors, opts.Constructors)
 	}
 	if len(m) > MaxMapLen {
 		return nil, 0, 0, false, fmt.Errorf("optimal: type map of %d elements: %w", len(m), ErrMapTooLong)
 	}
-	if need := int64(len(m)) * largeBytesPerElem; need > MaxLargeMemory {
-		return nil, 0, 0, false, fmt.Errorf("optimal: a map of %d elements needs about %d MiB, more than %d MiB", len(m), need>>20, MaxLargeMemory>>20)
+	if err := checkMemory(len(m), largeBytesPerElem); err != nil {
+		return nil, 0, 0, false, err
 	}
 	for i, e := range m {
 		if !validTypeName(e.Type) {
@@ -330,17 +334,51 @@ func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, e
 			return nil, 0, 0, false, fmt.Errorf("optimal: element %d: displacement %d out of range ±2^61", i, e.Disp)
 		}
 	}
-	if tree, cost, err = byRules(m, opts, opt.OfflineBudget.MaxSeq); err != nil {
-		return nil, 0, 0, false, err
-	}
-	// The rules are equivalences; this O(n) check makes sure of the answer
-	// (a list of every element is the fallback, which is always right).
-	if l, err := tree.Len(); err != nil || l != int64(len(m)) || !flattensTo(tree, m) {
-		tree = listTree(m)
-		cost = treeCost(tree, opts.Cost, map[*Node]int64{})
-	}
+	tree, cost, lower, err = approximate(m, opts, opt.OfflineBudget.MaxSeq)
+	return tree, cost, lower, err == nil && cost == lower, err
+}
+
+// approximate is ReconstructLarge's answer for a checked map of any
+// length: the cheapest of the rewrite rules' tree (exact runs of at most
+// maxSeq entries), the least-cost chain tree (one basic type), the pieces
+// of segmentTree and the list of every element, with LowerBound. Its cost is at most the list's, so
+// cost/OPT ≤ ListCost(m)/LowerBound(m) (docs/normalization.md, "The
+// approximation").
+func approximate(m TypeMap, opts Options, maxSeq int) (tree *Node, cost, lower int64, err error) {
+	tree = listTree(m)
+	cost = treeCost(tree, opts.Cost, map[*Node]int64{})
 	lower = LowerBound(m, opts)
-	return tree, cost, lower, cost == lower, nil
+	if oneType(m) {
+		if t, c, err := chainTree(m, opts); err == nil && c < cost {
+			tree, cost = t, c
+		}
+	}
+	if cost > lower {
+		if t, c, ok := segmentTree(m, opts); ok && c < cost && flattensTo(t, m) {
+			tree, cost = t, c
+		}
+	}
+	if cost <= lower {
+		return tree, cost, lower, nil // optimal: the rules cannot do better
+	}
+	if t, c, err := byRules(m, opts, maxSeq); err != nil {
+		return nil, 0, 0, err
+	} else if c < cost {
+		// The rules are equivalences; this O(n) check makes sure of the
+		// answer (the list is the fallback, which is always right).
+		if l, err := t.Len(); err == nil && l == int64(len(m)) && flattensTo(t, m) {
+			tree, cost = t, c
+		}
+	}
+	return tree, cost, lower, nil
+}
+
+// ListCost is the cost of the tree that lists m element by element (an idx
+// of one leaf for one basic type, a struc of leaves otherwise): the
+// approximation's cost is at most it, so ListCost(m)/LowerBound(m) is an
+// a-priori bound on its factor.
+func ListCost(m TypeMap, opts Options) int64 {
+	return treeCost(listTree(m), opts.Cost, map[*Node]int64{})
 }
 
 // byRules is the rewrite rules' tree for m (see ReconstructLarge), whatever
@@ -377,8 +415,9 @@ func byRules(m TypeMap, opts Options, maxSeq int) (tree *Node, cost int64, err e
 	return tree, treeCost(tree, opts.Cost, map[*Node]int64{}), nil
 }
 
-// LowerBound returns a lower bound on the cost of every tree over
-// opts.Constructors whose flattening is m (proof in docs/normalization.md):
+// SimpleLowerBound returns a lower bound on the cost of every tree over
+// opts.Constructors whose flattening is m (proof in docs/normalization.md),
+// in O(n); LowerBound is at least it:
 // every distinct basic type of m is the type of some leaf, and a tree of
 // two or more elements has an interior node, unless it is one contiguous
 // leaf (one type, contig allowed). With k types,
@@ -388,7 +427,7 @@ func byRules(m TypeMap, opts Options, maxSeq int) (tree *Node, cost int64, err e
 // where the cheapest interior node is the least of vec, idx+ix,
 // idxbuc+ix+bucket, struc+ix+type and sbuc+bucket over the allowed
 // constructors; and contig alone if that is less and applies.
-func LowerBound(m TypeMap, opts Options) int64 {
+func SimpleLowerBound(m TypeMap, opts Options) int64 {
 	types := map[string]bool{}
 	for _, e := range m {
 		types[e.Type] = true

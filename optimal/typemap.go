@@ -196,12 +196,15 @@ func clipQ(s string) string {
 }
 
 // checkMap validates a type map given to Reconstruct.
-func checkMap(m TypeMap) error {
+func checkMap(m TypeMap) error { return checkMapLen(m, MaxLen, ErrTooLong) }
+
+// checkMapLen validates a type map of at most limit elements (else tooLong).
+func checkMapLen(m TypeMap, limit int, tooLong error) error {
 	if len(m) == 0 {
 		return errors.New("optimal: empty type map")
 	}
-	if len(m) > MaxLen {
-		return fmt.Errorf("optimal: type map of %d elements: %w", len(m), ErrTooLong)
+	if len(m) > limit {
+		return fmt.Errorf("optimal: type map of %d elements: %w", len(m), tooLong)
 	}
 	for i, e := range m {
 		if !validTypeName(e.Type) {

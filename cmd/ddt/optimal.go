@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register(&command{name: "reconstruct", args: "TYPEMAP [--cost K=V,...] [--constructors LIST] [-o OUT.ddt]",
-		summary: "print cost: N and a least-cost type tree (seed 000) for a type map of BASICTYPE DISPLACEMENT lines (exact up to 4096 elements; up to 2^20 by the rewrite rules, with the certified gap on stderr); -o writes it as a .ddt file",
+		summary: "print cost: N and a least-cost type tree (seed 000) for a type map of BASICTYPE DISPLACEMENT lines (exact up to 4096 elements, and up to 2^20 over leaf,vec,idx,idxbuc,contig; above 4096 otherwise the approximation, with the certified gap and its a-priori bound on stderr); -o writes it as a .ddt file",
 		run:     runReconstruct})
 	register(&command{name: "normalize", args: "TYPE [--cost K=V,...] [-o OUT.ddt]",
 		summary: "print cost_before, cost_after and a cheaper type tree with the same type map (seed 000 §VI); -o writes it as a .ddt file",
@@ -80,20 +80,21 @@ func runReconstruct(e *env, args []string) error {
 			return fmt.Errorf("%s: element %d (%s %d): %q is not a basic MPI type", pos[0], i+1, el.Type, el.Disp, el.Type)
 		}
 	}
-	// exact up to optimal.MaxLen elements; longer maps get the rewrite
-	// rules' tree, with the certified gap on stderr
+	// exact up to optimal.MaxLen elements, and at any length over vec, idx,
+	// idxbuc and contig only; longer maps over other sets get the approximation,
+	// with the certified gap on stderr
 	tree, cost, lower, exact, err := optimal.ReconstructLarge(m, opts)
 	if err != nil {
 		return err
 	}
 	switch {
-	case len(m) <= optimal.MaxLen:
+	case len(m) <= optimal.MaxLen || opts.Constructors&^optimal.ChainConstructors == 0:
 	case exact:
-		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the rewrite rules; optimal (the cost meets the lower bound %d)\n",
+		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the approximation; optimal (the cost meets the lower bound %d)\n",
 			len(m), optimal.MaxLen, lower)
 	default:
-		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the rewrite rules; the optimal cost lies in [%d, %d] (within %.2f× of optimal)\n",
-			len(m), optimal.MaxLen, lower, cost, float64(cost)/float64(lower))
+		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the approximation; the optimal cost lies in [%d, %d] (within %.2f× of optimal; a-priori bound %.2f×)\n",
+			len(m), optimal.MaxLen, lower, cost, float64(cost)/float64(lower), float64(optimal.ListCost(m, opts))/float64(lower))
 	}
 	if *out != "" {
 		t, err := optimal.ToType(tree)

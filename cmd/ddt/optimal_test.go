@@ -179,7 +179,7 @@ func TestOptimalHelp(t *testing.T) {
 }
 
 // TestReconstructLarge: above 4096 elements reconstruct answers by the
-// rewrite rules, with the same stdout format and the certified interval on
+// approximation (the rewrite rules' tree here), with the same stdout format and the certified interval on
 // stderr; -o still writes a type whose type map is the input.
 func TestReconstructLarge(t *testing.T) {
 	dir := t.TempDir()
@@ -193,11 +193,30 @@ func TestReconstructLarge(t *testing.T) {
 	if out != want {
 		t.Fatalf("output %q, want %q", out, want)
 	}
-	if !strings.Contains(errs, "5999 elements, more than 4096: by the rewrite rules; the optimal cost lies in [6, 18]") {
+	if !strings.Contains(errs, "5999 elements, more than 4096: by the approximation; the optimal cost lies in [14, 18]") {
 		t.Errorf("stderr %q", errs)
 	}
 	tm, errs, st := cli(t, "", "typemap", outFile)
 	if st != 0 || strings.Count(tm, "\n") != 5999 || !strings.HasPrefix(tm, "int 0\nint 4\n") {
 		t.Fatalf("typemap of -o file: status %d %s, %d lines", st, errs, strings.Count(tm, "\n"))
+	}
+}
+
+// TestReconstructChain: over leaf,vec,idx a map above 4096 elements is
+// exact (the chain reconstruction), with nothing on stderr.
+func TestReconstructChain(t *testing.T) {
+	var b strings.Builder
+	for i := range 64 {
+		for j := range 1024 {
+			fmt.Fprintf(&b, "int %d\n", 8+i*i*100000+j*4)
+		}
+	}
+	in := writeFile(t, t.TempDir(), "chain.typemap", b.String())
+	out, errs, st := cli(t, "", "reconstruct", in, "--constructors", "leaf,vec,idx")
+	if st != 0 || errs != "" {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	if !strings.HasPrefix(out, "cost: 73\nidx(64, [8, 100008, 400008,") || !strings.HasSuffix(out, "], vec(1024, 4, leaf(int)))\n") {
+		t.Fatalf("output %.200q", out)
 	}
 }

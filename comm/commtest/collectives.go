@@ -244,6 +244,13 @@ func SplitTest[C comm.Communicator](c Splitter[C]) error {
 	if at(b, 0) != members[0] {
 		return fmt.Errorf("bcast in the half: got %d, want %d", at(b, 0), members[0])
 	}
+	sum := ints(1)
+	if err := h.Allreduce(int32s(1, func(int) int { return r }), sum, comm.Sum); err != nil {
+		return fmt.Errorf("allreduce in the half: %w", err)
+	}
+	if want := (size - 1) * size; at(sum, 0) != want+r%2*size { // the sum of the half's ranks
+		return fmt.Errorf("allreduce in the half: got %d, want %d", at(sum, 0), want+r%2*size)
+	}
 	s := int32s(1, func(int) int { return r })
 	rb := ints(1)
 	hr, hn := h.Rank(), h.Size()

@@ -38,6 +38,7 @@ var Suite = []Test{
 	{"Collectives", 1, Collectives},
 	{"Alltoallw", 2, Alltoallw},
 	{"CollectiveArgs", 1, CollectiveArgs},
+	{"Reductions", 1, Reductions},
 }
 
 func commit(t *datatype.Type, err error) *ddt.Committed {

@@ -101,3 +101,59 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	}
 	return &s, nil
 }
+
+// Reduce is MPI_Reduce; see comm.Reductions and the package documentation
+// for when MPI reduces and when ddt does.
+func (c *Comm) Reduce(send, recv comm.Buffer, op *comm.Op, root int) error {
+	if ok, err := c.reduce(redArgs{kind: redReduce, send: send, recv: recv, op: op, root: root}); ok {
+		return err
+	}
+	return c.colls().Reduce(send, recv, op, root)
+}
+
+// Allreduce is MPI_Allreduce; see Reduce.
+func (c *Comm) Allreduce(send, recv comm.Buffer, op *comm.Op) error {
+	if ok, err := c.reduce(redArgs{kind: redAllreduce, send: send, recv: recv, op: op}); ok {
+		return err
+	}
+	return c.colls().Allreduce(send, recv, op)
+}
+
+// ReduceScatter is MPI_Reduce_scatter; see Reduce.
+func (c *Comm) ReduceScatter(send, recv comm.Buffer, counts []int64, op *comm.Op) error {
+	if ok, err := c.reduce(redArgs{kind: redReduceScatter, send: send, recv: recv, op: op, counts: counts}); ok {
+		return err
+	}
+	return c.colls().ReduceScatter(send, recv, counts, op)
+}
+
+// ReduceScatterBlock is MPI_Reduce_scatter_block; see Reduce.
+func (c *Comm) ReduceScatterBlock(send, recv comm.Buffer, op *comm.Op) error {
+	var counts []int64
+	if n := int64(c.Size()); send.Count >= 0 && send.Count%n == 0 {
+		counts = make([]int64, n)
+		for i := range counts {
+			counts[i] = send.Count / n
+		}
+	}
+	if ok, err := c.reduce(redArgs{kind: redReduceScatterBlock, send: send, recv: recv, op: op, counts: counts}); ok {
+		return err
+	}
+	return c.colls().ReduceScatterBlock(send, recv, op)
+}
+
+// Scan is MPI_Scan; see Reduce.
+func (c *Comm) Scan(send, recv comm.Buffer, op *comm.Op) error {
+	if ok, err := c.reduce(redArgs{kind: redScan, send: send, recv: recv, op: op}); ok {
+		return err
+	}
+	return c.colls().Scan(send, recv, op)
+}
+
+// Exscan is MPI_Exscan; see Reduce.
+func (c *Comm) Exscan(send, recv comm.Buffer, op *comm.Op) error {
+	if ok, err := c.reduce(redArgs{kind: redExscan, send: send, recv: recv, op: op}); ok {
+		return err
+	}
+	return c.colls().Exscan(send, recv, op)
+}

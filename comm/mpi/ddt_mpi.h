@@ -222,6 +222,45 @@ static int ddt_cancel_only(MPI_Request *r) { return MPI_Cancel(r); }
 static int ddt_ialltoall_ll(long long *send, long long *recv, int n, MPI_Comm c, MPI_Request *r) {
 	return MPI_Ialltoall(send, n, MPI_LONG_LONG, recv, n, MPI_LONG_LONG, c, r);
 }
+// ddt_op returns MPI's predefined operation number k of package mpi's
+// table (1 MPI_SUM ... 10 MPI_BXOR, 11 MPI_MINLOC, 12 MPI_MAXLOC), or MPI_OP_NULL.
+static MPI_Op ddt_op(int k) {
+	switch (k) {
+	case 1: return MPI_SUM;
+	case 2: return MPI_PROD;
+	case 3: return MPI_MIN;
+	case 4: return MPI_MAX;
+	case 5: return MPI_LAND;
+	case 6: return MPI_LOR;
+	case 7: return MPI_LXOR;
+	case 8: return MPI_BAND;
+	case 9: return MPI_BOR;
+	case 10: return MPI_BXOR;
+	case 11: return MPI_MINLOC;
+	case 12: return MPI_MAXLOC;
+	}
+	return MPI_OP_NULL;
+}
+
+// ddt_ireduction starts the nonblocking reduction kind (1 MPI_Ireduce, 2
+// MPI_Iallreduce, 3 MPI_Ireduce_scatter with counts, 4
+// MPI_Ireduce_scatter_block, 5 MPI_Iscan, 6 MPI_Iexscan) of count
+// elements of t with operation op (see ddt_op).
+static int ddt_ireduction(int kind, void *s, void *r, int count, int *counts, MPI_Datatype t, int op, int root, MPI_Comm c, MPI_Request *req) {
+	MPI_Op o = ddt_op(op);
+	switch (kind) {
+	case 1: return MPI_Ireduce(s, r, count, t, o, root, c, req);
+	case 2: return MPI_Iallreduce(s, r, count, t, o, c, req);
+	case 3: return MPI_Ireduce_scatter(s, r, counts, t, o, c, req);
+	case 4: return MPI_Ireduce_scatter_block(s, r, count, t, o, c, req);
+	case 5: return MPI_Iscan(s, r, count, t, o, c, req);
+	case 6: return MPI_Iexscan(s, r, count, t, o, c, req);
+	}
+	return -1;
+}
+
+static MPI_Datatype ddt_long_long(void) { return MPI_LONG_LONG; }
+
 // ddt_result is what a completed request reports to Go.
 typedef struct {
 	int index, src, tag, err, cancelled;

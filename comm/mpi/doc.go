@@ -41,6 +41,8 @@
 //	  SendContext, RecvContext, ProbeContext    // give up when a context is done
 //	  Barrier, Bcast, Gather, Gatherv, Scatter, Scatterv, Allgather,
 //	  Alltoall, Alltoallv, Alltoallw            // comm.Collectives
+//	  Reduce, Allreduce, ReduceScatter,
+//	  ReduceScatterBlock, Scan, Exscan          // comm.Reductions
 //	  Split(color, key int) (*Comm, error)      // MPI_Comm_split
 //	  CPingPong(n, iters int)                   // C baseline of a ping-pong
 //	  Finalize, FinalizeContext
@@ -78,6 +80,34 @@
 // (MPICH 4), and as one instance of a derived datatype of that many bytes
 // otherwise (Open MPI 4.1). Native sends count instances of the type, at
 // most 2^31-1; more are sent packed.
+//
+// # Reductions
+//
+// On the world communicator (the Comm of Init and its WithMode copies),
+// every reduction first runs one MPI_Iallreduce (MPI_MAX over 34 long
+// longs, on the collectives' MPI communicator) in which every rank
+// contributes its description of the reduction (which one, the
+// operation, the signature of its data, root and counts) and whether its
+// arguments are good and MPI can do it. If every rank agrees and MPI can
+// do it, ddt packs the data into a contiguous buffer of its basic type,
+// MPI reduces it with MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter,
+// MPI_Ireduce_scatter_block, MPI_Iscan or MPI_Iexscan and the predefined
+// MPI_Op, and ddt unpacks the result. Otherwise package comm's reductions
+// run over this transport's point-to-point messages: ddt reduces, and
+// reports bad arguments and mismatches on every rank.
+//
+// MPI does it when the operation is predefined, the elements are all of
+// one basic type on which the operation is defined (for MINLOC and
+// MAXLOC: all (value, int) pairs of one pair type, which are moved
+// between ddt's packed form and MPI's struct layout), and there are at
+// most 2^31-1 of them. ddt does the rest: mixed basic types, user
+// operations, MIN and MAX
+// on unsigned integers and on MPI_AINT, MPI_OFFSET and MPI_COUNT (MPICH
+// 4.0.2 compares unsigned integers as signed, pmodels/mpich#6083; Open
+// MPI 4.1.2-4.1.4 compares MPI_UNSIGNED_LONG as signed,
+// open-mpi/ompi#10525, and this machine's 4.1.4 MPI_OFFSET as unsigned),
+// and every reduction on a communicator made by Split, which shares its
+// MPI communicators with the world.
 //
 // # Finalize
 //

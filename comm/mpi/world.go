@@ -102,7 +102,9 @@ type world struct {
 	// per world rank: headers and Raw messages sent to it and received
 	// from it, for Finalize's accounting
 	hsent, hrecv, rsent, rrecv []int64
-	nextCtx                    uint32 // the smallest communicator context not used yet
+	nextCtx                    uint32                    // the smallest communicator context not used yet
+	nativeReductions           int64                     // reductions MPI did, for tests
+	named                      map[string]C.MPI_Datatype // predefined datatypes by C name, for reductions
 }
 
 // incoming is a header that arrived.

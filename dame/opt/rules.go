@@ -340,8 +340,8 @@ func (s *simplifier) reconstruct1(m *dame.Node, off int64) (*dame.Node, int64) {
 		return m, off
 	}
 	nb := len(m.Disps)
-	if nb > s.b.MaxSeq && !s.b.Offline && !fewGroups(m, s.b.MaxSeq) {
-		return m, off // too long, and so are its groups
+	if nb > s.b.MaxSeq && !s.b.Offline && !fewGroups(m, s.b.MaxSeq) && (m.Op != dame.BlockIndex || nb > s.b.MaxChain || !splits(m.Disps)) {
+		return m, off // too long, and so are its groups; nothing for the chain solver
 	}
 	// the distinct blocks (child and block length) as symbols
 	type rep struct {
@@ -410,6 +410,33 @@ func (s *simplifier) reconstruct1(m *dame.Node, off int64) (*dame.Node, int64) {
 	return best, bestOff
 }
 
+// splits reports whether the displacements d split into c >= 2 equal
+// blocks, each a translate of the first (the chain solver finds nothing
+// cheaper than the list otherwise). Random lists fail at the first block
+// of every divisor: O(n + divisors) time, no allocation; O(n·divisors) at
+// worst.
+func splits(d []int64) bool {
+	n := len(d)
+	for q := 2; q <= n/2; q++ {
+		if n%q != 0 {
+			continue
+		}
+		ok := true
+		for t := q; t < n && ok; t += q {
+			for k := 1; k < q; k++ {
+				if d[t+k]-d[t+k-1] != d[k]-d[k-1] {
+					ok = false
+					break
+				}
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // maxSolveDepth bounds the recursion of solve (each level at least halves
 // the sequence).
 const maxSolveDepth = 64
@@ -421,6 +448,9 @@ const maxSolveDepth = 64
 //
 //   - exact reconstruction (internal/recon) of a sequence of at most
 //     MaxSeq entries, within the work budget;
+//   - a longer sequence of one symbol (at most MaxChain entries): the
+//     restricted solver's levels of vectors and indexed lists (offline
+//     also bucketed ones);
 //   - the runs of one symbol at a constant stride as symbols (groups),
 //     solved again — at commit one level, offline level by level;
 //   - offline, a repeated prefix: the first p entries repeated c >= 2
@@ -458,6 +488,19 @@ func (s *simplifier) solve(syms []int32, disps []int64, nodes []*dame.Node, unde
 			seq.LeafCost[j] = min(s.cost(n), recon.MaxCost/int64(len(syms)+1))
 		}
 		if t, _, err := recon.Solve(seq, s.cm, reconSet); err == nil && (s.b.Offline || !repeatsStruct(t, under, nodes)) {
+			consider(s.fromTree(t, nodes))
+		}
+	}
+	if len(nodes) == 1 && len(syms) > s.b.MaxSeq && len(syms) <= s.b.MaxChain {
+		// one symbol: the restricted solver, exact over vectors and
+		// indexed lists (and, offline, bucketed ones), in O(n log log n)
+		seq := recon.Seq{Sym: syms, Disp: disps, LeafCost: []int64{s.cost(nodes[0])}}
+		set := recon.AllowVec | recon.AllowIdx
+		if s.b.Offline {
+			// bucketed levels cost a hash map over the gaps: offline only
+			set |= recon.AllowIdxBuc
+		}
+		if t, _, err := recon.SolveChain(seq, s.cm, set); err == nil {
 			consider(s.fromTree(t, nodes))
 		}
 	}

@@ -40,6 +40,15 @@ type Budget struct {
 	// Cost is the cost model programs are compared in; nil means seed 000's
 	// (recon.DefaultCost).
 	Cost *recon.Cost
+	// MaxChain bounds the lists of one child (a BLOCKINDEX, or a sequence of
+	// one symbol) that are reconstructed beyond MaxSeq by the restricted
+	// solver (recon.SolveChain: levels of vectors and indexed lists, and
+	// offline bucketed ones, exact for them, O(n log log n)): a list of rows listed element by element
+	// becomes an indexed list of vectors. (Auto still hands the rules only
+	// lists of at most MaxBlocks blocks: longer ones would cost more commit
+	// time than MPICH's create+commit+free; docs/normalization.md.) Zero
+	// means no such lists.
+	MaxChain int
 }
 
 // AutoMaxBlocks is the default bound of Budget.MaxBlocks: NormalizeAuto
@@ -50,18 +59,18 @@ const AutoMaxBlocks = 1024
 // NormalizeAlways): exact reconstruction of sequences of up to 64 blocks or
 // groups, about a millisecond of exact work, programs of up to 2^14 nodes
 // and list entries.
-var CommitBudget = Budget{MaxProgram: 1 << 14, MaxSeq: 64, Work: 1 << 21}
+var CommitBudget = Budget{MaxProgram: 1 << 14, MaxSeq: 64, Work: 1 << 21, MaxChain: 1 << 14}
 
 // AutoBudget is CommitBudget restricted by the automatic policy (ddt's
 // NormalizeAuto) to lists of at most AutoMaxBlocks blocks in all.
-var AutoBudget = Budget{Auto: true, MaxBlocks: AutoMaxBlocks, MaxProgram: CommitBudget.MaxProgram, MaxSeq: CommitBudget.MaxSeq, Work: CommitBudget.Work}
+var AutoBudget = Budget{Auto: true, MaxBlocks: AutoMaxBlocks, MaxProgram: CommitBudget.MaxProgram, MaxSeq: CommitBudget.MaxSeq, Work: CommitBudget.Work, MaxChain: CommitBudget.MaxChain}
 
 // OfflineBudget is the budget for normalizing a description offline (the
 // ddt normalize command, the playground, optimal.DefaultNormalizeOptions):
 // exact reconstruction of sequences of up to 1024 blocks or groups, 2^32
 // steps of exact work (seconds), programs of up to 2^22 nodes and list
 // entries, least cost whatever the engines would make of it.
-var OfflineBudget = Budget{MaxProgram: 1 << 22, MaxSeq: 1024, Work: 1 << 32, Offline: true}
+var OfflineBudget = Budget{MaxProgram: 1 << 22, MaxSeq: 1024, Work: 1 << 32, Offline: true, MaxChain: 1 << 22}
 
 // Simplify returns a program that moves exactly the bytes p moves, in the
 // same packed order, and costs less in the additive cost model of seed 000

@@ -193,7 +193,9 @@ func TestSimplifyMatchesReference(t *testing.T) {
 		}
 	}
 	t.Logf("programs changed of %d: %v", n, changed)
-	if changed["always"] == 0 || changed["auto"] == 0 || changed["offline"] < changed["always"] {
+	// auto fires on a few of the 1500 (lists whose gaps mostly repeat),
+	// possibly none of the first 300 that -short runs
+	if changed["always"] == 0 || (!testing.Short() && changed["auto"] == 0) || changed["offline"] < changed["always"] {
 		t.Errorf("programs changed: %v", changed)
 	}
 }

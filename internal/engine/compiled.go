@@ -73,7 +73,7 @@ func NewCompiled(p *dame.Program, l Level) *Compiled {
 func (e *Compiled) plan() *cnode {
 	e.once.Do(func() {
 		if e.p.Root != nil {
-			e.root = compile(e.p.Root, e.lv)
+			e.root = compile(e.p.Root, e.lv.kernels())
 		}
 	})
 	return e.root

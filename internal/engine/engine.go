@@ -63,7 +63,10 @@ func Call(fn Entry, mem []byte, origin int64, pk []byte, count int64) {
 }
 
 // Level is a set of block kernels: the portable Go loops, or assembly using
-// AVX2 or AVX-512 (amd64). An engine fixes its level when it is built.
+// AVX2 or AVX-512 (amd64), or NEON (arm64: the compiled engine keeps its
+// Go loops, and native code is generated; see select.go). An engine fixes
+// its level when it is built. LevelGo means portable code only, native
+// code included, on every platform.
 type Level uint8
 
 // Kernel levels.
@@ -71,9 +74,10 @@ const (
 	LevelGo Level = iota
 	LevelAVX2
 	LevelAVX512
+	LevelNEON
 )
 
-var levelNames = [...]string{"go", "avx2", "avx512"}
+var levelNames = [...]string{"go", "avx2", "avx512", "neon"}
 
 func (l Level) String() string {
 	if int(l) < len(levelNames) {
@@ -82,14 +86,15 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", l)
 }
 
-// ParseLevel returns the level with the given name (go, avx2, avx512).
+// ParseLevel returns the level with the given name (go, avx2, avx512,
+// neon).
 func ParseLevel(s string) (Level, error) {
 	for i, n := range levelNames {
 		if n == s {
 			return Level(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown kernel set %q (want go, avx2 or avx512)", s)
+	return 0, fmt.Errorf("unknown kernel set %q (want go, avx2, avx512 or neon)", s)
 }
 
 // MaxLevel is the best kernel set this CPU and build support.
@@ -97,8 +102,18 @@ func MaxLevel() Level { return Level(cpuLevel()) }
 
 // DefaultLevel is the kernel set engines use unless told otherwise: the
 // best the CPU supports, lowered by the environment variables DDT_NOASM=1
-// (Go loops) or DDT_ASM=go|avx2|avx512, read once when the program starts.
+// (Go loops) or DDT_ASM=go|avx2|avx512|neon, read once when the program
+// starts.
 func DefaultLevel() Level { return defaultLevel }
+
+// kernels is the level whose block kernels the compiled engine runs at
+// level l: NEON has none of its own (the Go loops).
+func (l Level) kernels() Level {
+	if l == LevelNEON {
+		return LevelGo
+	}
+	return l
+}
 
 // indent writes the plan line of a node at depth d.
 func indent(b *strings.Builder, d int, format string, a ...any) {

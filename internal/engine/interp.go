@@ -18,7 +18,7 @@ type Interp struct {
 }
 
 // NewInterp returns the interpreter of p; its strided runs use kernel set l.
-func NewInterp(p *dame.Program, l Level) *Interp { return &Interp{p: p, lv: l} }
+func NewInterp(p *dame.Program, l Level) *Interp { return &Interp{p: p, lv: l.kernels()} }
 
 // String is the interpreter's plan: the program it runs.
 func (e *Interp) String() string { return fmt.Sprintf("interpreter %v\n%v", e.lv, e.p) }

@@ -2,14 +2,40 @@
 
 package engine
 
-import "unsafe"
+import (
+	"os"
+	"runtime"
+	"unsafe"
+
+	"github.com/ddtlab/ddt/internal/engine/host"
+)
 
 // Without the assembly kernels the engine uses its Go loops only, whatever
 // the level; the block kernels below are the Go ones of kern_go.go.
 
-func cpuLevel() int { return 0 }
+// cpuLevel is the CPU's level: NEON on arm64 (native code is generated
+// there; the block kernels stay the Go loops), the Go loops elsewhere
+// (and on amd64 built with noasm).
+func cpuLevel() int {
+	if runtime.GOARCH == "arm64" {
+		return host.CPU.Level()
+	}
+	return 0
+}
 
-var defaultLevel = LevelGo
+// defaultLevel is DefaultLevel: the CPU's level, lowered by DDT_NOASM=1
+// or DDT_ASM (DDT_ASM=go turns native code off), read once when the
+// program starts.
+var defaultLevel = func() Level {
+	l := Level(cpuLevel())
+	if os.Getenv("DDT_NOASM") == "1" {
+		return LevelGo
+	}
+	if want, err := ParseLevel(os.Getenv("DDT_ASM")); err == nil && want < l {
+		return want
+	}
+	return l
+}()
 
 func maxAsmBlock(Level) int { return 0 }
 

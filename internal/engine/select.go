@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
@@ -50,10 +51,18 @@ type Reason struct {
 
 func (r Reason) String() string { return fmt.Sprintf("engine %v: %s", r.Kind, r.Why) }
 
+// backend is a native-code generator for one GOARCH: gen returns its
+// engine of p, or why it declines.
+type backend struct {
+	goarch string
+	gen    func(p *dame.Program, c Caps, base *Compiled) (Engine, string)
+}
+
 // backends are the native-code generators Select tries, in order, for
-// Auto and Native: each returns its engine of p, or why it declines.
-var backends = []func(p *dame.Program, c Caps, base *Compiled) (Engine, string){
-	jitBackend,
+// Auto and Native (those of this GOARCH only).
+var backends = []backend{
+	{"amd64", jitBackend},
+	{"arm64", jitARM64Backend},
 }
 
 // Select returns the engine of p for c and the reason for the choice.
@@ -74,9 +83,12 @@ func Select(p *dame.Program, c Caps) (Engine, Reason) {
 		return NewCompiled(p, c.Level), Reason{KindCompiled, "asked"}
 	}
 	base := NewCompiled(p, c.Level)
-	why := ""
+	why := "no generator for " + runtime.GOARCH
 	for _, b := range backends {
-		e, no := b(p, c, base)
+		if b.goarch != runtime.GOARCH {
+			continue
+		}
+		e, no := b.gen(p, c, base)
 		if e != nil {
 			if c.Now {
 				e.Prepare()
@@ -115,6 +127,30 @@ func jitBackend(p *dame.Program, c Caps, base *Compiled) (Engine, string) {
 		how = "generated at commit"
 	}
 	return jit.New(p, base, jit.Options{Vec: vec}), how
+}
+
+// jitARM64Backend is the generator of internal/engine/jit for arm64
+// (Linux): NEON moves of 16 bytes, and pairs of them (LDP/STP of Q
+// registers) for 32. Level go (DDT_ASM=go, DDT_NOASM=1, Kernels "go")
+// asks for portable code only, as on amd64; transposes stay with the
+// compiled engine's tiled kernel (Go code, cache-friendlier than element
+// moves).
+func jitARM64Backend(p *dame.Program, c Caps, base *Compiled) (Engine, string) {
+	switch {
+	case c.Level == LevelGo:
+		return nil, "kernel set go"
+	case !jit.Available():
+		return nil, "no code generation here (platform or DDT_NOJIT=1)"
+	case !jit.Eligible(p):
+		return nil, "no data, or one contiguous run"
+	case Transposes(p):
+		return nil, "a transpose: the compiled engine's kernel is faster"
+	}
+	how := "tiered: generated after enough use"
+	if c.Now {
+		how = "generated at commit"
+	}
+	return jit.New(p, base, jit.Options{Vec: 32}), how
 }
 
 var _ Engine = (*jit.Engine)(nil)

@@ -37,7 +37,7 @@ atomic_long ddt_nserved;
 // loop over one type take no lock (a type freed, or its handle reused,
 // changes the generation first).
 static atomic_ulong tgen;
-static __thread struct {
+static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uintptr_t key;
 	unsigned long gen;
 	int valid;

@@ -15,19 +15,23 @@ type Features struct {
 	AVX512 bool // AVX-512 F, BW and VL, with the OS saving opmask and ZMM state (amd64)
 	BMI2   bool // BMI2 (amd64)
 	VBMI   bool // AVX512-VBMI (VPERMB) (amd64)
+	NEON   bool // Advanced SIMD, mandatory on arm64 (arm64)
 }
 
 // CPU is this machine's features, detected once when the program starts.
 var CPU = detect()
 
-// Level is the best kernel set of the compiled engine the features allow:
-// 2 for AVX-512 (F, BW, VL) with BMI2, 1 for AVX2, 0 for the Go loops.
+// Level is the best kernel set the features allow: 2 for AVX-512 (F, BW,
+// VL) with BMI2, 1 for AVX2, 3 for NEON (arm64: the compiled engine keeps
+// its Go loops there, and native code is generated), 0 for the Go loops.
 func (f Features) Level() int {
 	switch {
 	case f.AVX512 && f.BMI2:
 		return 2
 	case f.AVX2:
 		return 1
+	case f.NEON:
+		return 3
 	}
 	return 0
 }

@@ -14,6 +14,7 @@ func TestReadings(t *testing.T) {
 		{Features{AVX2: true, BMI2: true}, 1, 32},
 		{Features{AVX2: true, AVX512: true}, 1, 64},
 		{Features{AVX2: true, AVX512: true, BMI2: true, VBMI: true}, 2, 64},
+		{Features{NEON: true}, 3, 16},
 	} {
 		if l, v := c.f.Level(), c.f.Vec(); l != c.level || v != c.vec {
 			t.Errorf("%+v: level %d vec %d, want %d %d", c.f, l, v, c.level, c.vec)

@@ -19,7 +19,10 @@ import (
 //
 // The generated code keeps what that ABI asks of a callee: RSP, RBP and
 // R14 (the goroutine) unchanged, X15 zero (it uses vector registers 0-5
-// only, and ends with VZEROUPPER); everything else is caller-saved. It
+// only, and ends with VZEROUPPER); everything else is caller-saved. On
+// arm64 (ABIInternal: arguments in R0-R5, so R2 the units, R3 the memory
+// address, R4 the packed bytes, R5 the first block) the code leaves RSP,
+// R18, R26-R30 alone but for RET through R30 (see a64gen.go). It
 // is a leaf that uses no stack, so it needs no frame and no stack check;
 // Go never preempts it (its PCs are not Go code), which is why calls move
 // bounded pieces. Addresses are passed as uintptr: the caller keeps the
@@ -50,20 +53,9 @@ func makeEntry(addr uintptr, code *Code) Entry {
 	return *(*Entry)(unsafe.Pointer(&fv))
 }
 
-// abiProbe is six functions of 4 bytes each: function k returns the
-// register the ABI should hold argument k in (RAX, RBX, RCX, RDI, RSI,
-// R8) in RAX, the result register.
-var abiProbe = []byte{
-	0xc3, 0x90, 0x90, 0x90, // ret
-	0x48, 0x89, 0xd8, 0xc3, // mov rax, rbx; ret
-	0x48, 0x89, 0xc8, 0xc3, // mov rax, rcx; ret
-	0x48, 0x89, 0xf8, 0xc3, // mov rax, rdi; ret
-	0x48, 0x89, 0xf0, 0xc3, // mov rax, rsi; ret
-	0x4c, 0x89, 0xc0, 0xc3, // mov rax, r8; ret
-}
-
 // abiOK reports whether Go passes the arguments of an Entry in the
-// registers the generated code reads: it runs abiProbe once (reading
+// registers the generated code reads: it runs abiProbe (of the
+// architecture, probeLen bytes per function) once (reading
 // registers only, so a different ABI gives wrong numbers, never a
 // crash). When it fails (a Go release that changed its register ABI),
 // Compile refuses every program and the engines keep their fallbacks.
@@ -78,7 +70,7 @@ var abiOK = sync.OnceValue(func() bool {
 	defer unmapCode(m)
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
 	for k := range 6 {
-		fv := &funcval{fn: base + uintptr(4*k)}
+		fv := &funcval{fn: base + uintptr(probeLen*k)}
 		f := *(*func(a, b, c, d, e, f uintptr) uintptr)(unsafe.Pointer(&fv))
 		if f(101, 102, 103, 104, 105, 106) != uintptr(101+k) {
 			return false

@@ -39,3 +39,17 @@ func mapCode(code []byte) ([]byte, error) {
 func unmapCode(m []byte) { syscall.Munmap(m) }
 
 var pageSize = syscall.Getpagesize()
+
+// abiProbe is six functions of probeLen bytes each: function k returns
+// the register the ABI should hold argument k in (RAX, RBX, RCX, RDI,
+// RSI, R8) in RAX, the result register.
+var abiProbe = []byte{
+	0xc3, 0x90, 0x90, 0x90, // ret
+	0x48, 0x89, 0xd8, 0xc3, // mov rax, rbx; ret
+	0x48, 0x89, 0xc8, 0xc3, // mov rax, rcx; ret
+	0x48, 0x89, 0xf8, 0xc3, // mov rax, rdi; ret
+	0x48, 0x89, 0xf0, 0xc3, // mov rax, rsi; ret
+	0x4c, 0x89, 0xc0, 0xc3, // mov rax, r8; ret
+}
+
+const probeLen = 4

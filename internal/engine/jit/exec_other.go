@@ -1,11 +1,11 @@
-//go:build !amd64 || !linux
+//go:build !(amd64 && linux) && !(arm64 && linux)
 
 package jit
 
 import "errors"
 
 // supported reports whether this build can run generated code: only
-// amd64 Linux can; elsewhere the engines keep their Go kernels.
+// amd64 and arm64 Linux can; elsewhere the engines keep their Go kernels.
 const supported = false
 
 func hostVec() int { return 16 }
@@ -17,3 +17,7 @@ func mapCode(code []byte) ([]byte, error) {
 }
 
 func unmapCode(m []byte) {}
+
+var abiProbe []byte
+
+const probeLen = 4

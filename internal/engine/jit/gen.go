@@ -65,6 +65,42 @@ type gen struct {
 	ntUsed bool // some code has non-temporal stores: entries end with SFENCE
 }
 
+// The emitter methods of the amd64 generator.
+
+func (g *gen) pc() int           { return g.a.pc() }
+func (g *gen) failed() error     { return g.err }
+func (g *gen) setPack(pack bool) { g.pack = pack }
+func (g *gen) code() []byte      { return g.a.b }
+func (g *gen) lines() []line     { return g.a.txt }
+func (g *gen) addOff(off int64)  { g.a.lea(rdi, at(rdi, g.d32(off))) }
+func (g *gen) tableLens() []int {
+	n := make([]int, len(g.tables))
+	for i, t := range g.tables {
+		n[i] = len(t)
+	}
+	return n
+}
+
+// finish places the tables after the code, 64-byte aligned, and patches
+// the references to them.
+func (g *gen) finish() error {
+	start := make([]int, len(g.tables))
+	for i, t := range g.tables {
+		for len(g.a.b)%64 != 0 {
+			g.a.b = append(g.a.b, 0xcc)
+		}
+		start[i] = len(g.a.b)
+		g.a.b = append(g.a.b, t...)
+	}
+	for _, r := range g.refs {
+		g.a.patch(r.pos, start[r.tbl]+r.off)
+	}
+	if len(g.a.b) > maxCode {
+		return fmt.Errorf("%w: %d bytes of code", ErrUnsupported, len(g.a.b))
+	}
+	return nil
+}
+
 // ripRef is a RIP-relative displacement at pos (ending its instruction)
 // that addresses byte off of table tbl.
 type ripRef struct{ pos, tbl, off int }

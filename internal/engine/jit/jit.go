@@ -1,8 +1,10 @@
-// Package jit compiles DAME programs to native amd64 code at run time
-// (seed 003's DAME-X): loop nests with the counts and strides of the type
-// as constants, struct members as straight-line moves of their exact
-// widths, 16-, 32- or 64-byte vector moves as the CPU allows, loops
-// unrolled by the size of their bodies.
+// Package jit compiles DAME programs to native amd64 or arm64 code at run
+// time (seed 003's DAME-X): loop nests with the counts and strides of the
+// type as constants, struct members as straight-line moves of their exact
+// widths, 16-, 32- or 64-byte vector moves as the CPU allows (on arm64:
+// NEON Q registers, 32 bytes as an LDP/STP pair; a64gen.go), loops
+// unrolled by the size of their bodies. One plan (plan below) drives
+// either generator (the emitter interface).
 //
 // The code lives in pages mapped read+write, filled, then made
 // read+execute (never both writable and executable), and is called
@@ -17,14 +19,17 @@
 // unmapped when no Engine or Entry uses them any more; identical programs
 // share them.
 //
-// Only amd64 Linux runs generated code; elsewhere, with DDT_NOJIT=1 in the
-// environment, or for programs the generator does not cover (index lists
-// of varying block lengths longer than it unrolls, loops nested too deeply,
-// displacements beyond 32 bits), the fallback engine does everything.
+// The arm64 pages are made coherent with the instruction cache after
+// the mprotect (exec_arm64.go). Only amd64 and arm64 Linux run generated
+// code; elsewhere, with DDT_NOJIT=1 in the environment, or for programs
+// the generator does not cover (index lists of varying block lengths
+// longer than it unrolls, loops nested too deeply, on amd64 displacements
+// beyond 32 bits), the fallback engine does everything.
 package jit
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"os"
@@ -97,8 +102,8 @@ func (c *Code) CompileTime() time.Duration { return c.compiled }
 // disabled is set by DDT_NOJIT=1.
 var disabled = os.Getenv("DDT_NOJIT") == "1"
 
-// Available reports whether this process runs generated code: amd64
-// Linux, and DDT_NOJIT=1 not set.
+// Available reports whether this process runs generated code: amd64 or
+// arm64 Linux, and DDT_NOJIT=1 not set.
 func Available() bool { return supported && !disabled }
 
 // defaultVec is the vector width used: the host's, lowered by
@@ -143,8 +148,9 @@ const (
 // program is the generated code of p before it is mapped: entry offsets
 // per node.
 type program struct {
-	dry   bool // only list the nodes (order), emit nothing
-	g     *gen
+	dry   bool    // only list the nodes (order), emit nothing
+	e     emitter // the generator of the architecture
+	g     *gen    // e, for amd64 (nil for arm64)
 	nodes map[*dame.Node]*progNode
 	order []*dame.Node // in the order of the listing
 	// off is the program's offset (dame.Program.Off) and whole the
@@ -162,14 +168,20 @@ type progNode struct {
 	bsize     int64
 }
 
-// generate emits the entries of p at vector width vec.
+// generate emits the entries of p at vector width vec for this machine's
+// architecture (amd64 code on any but arm64).
 func generate(p *dame.Program, vec int, log bool) (*program, error) {
-	return generateNT(p, vec, log, false)
+	return generateArch(hostArch, p, vec, log)
 }
 
-// generateNT is generate; with nt the pack code stores the middle of long
-// blocks with non-temporal stores (gen.blockNT).
-func generateNT(p *dame.Program, vec int, log, nt bool) (*program, error) {
+// generateArch emits the entries of p at vector width vec for arch a.
+func generateArch(a arch, p *dame.Program, vec int, log bool) (*program, error) {
+	return generateArchNT(a, p, vec, log, false)
+}
+
+// generateArchNT is generateArch; with nt (amd64) the pack code stores
+// the middle of long blocks with non-temporal stores (gen.blockNT).
+func generateArchNT(a arch, p *dame.Program, vec int, log, nt bool) (*program, error) {
 	root := p.Root
 	if root == nil {
 		return nil, fmt.Errorf("%w: type has no data", ErrUnsupported)
@@ -182,29 +194,66 @@ func generateNT(p *dame.Program, vec int, log, nt bool) (*program, error) {
 	if total > maxEntries {
 		return nil, fmt.Errorf("%w: more than %d list entries", ErrUnsupported, maxEntries)
 	}
-	g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI(), nt: nt}
-	g.a.log = log
-	pr := &program{g: g, nodes: map[*dame.Node]*progNode{}, off: p.Off, whole: [2]int{-1, -1}}
+	pr := &program{nodes: map[*dame.Node]*progNode{}, off: p.Off, whole: [2]int{-1, -1}}
+	if a == archARM64 {
+		pr.e = newA64gen(min(vec, 32), log)
+	} else {
+		g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI(), nt: nt}
+		g.a.log = log
+		pr.e, pr.g = g, g
+	}
 	pr.plan(root, true)
-	if g.err != nil {
-		return nil, g.err
+	if err := pr.e.failed(); err != nil {
+		return nil, err
 	}
-	// tables after the code, 64-byte aligned
-	start := make([]int, len(g.tables))
-	for i, t := range g.tables {
-		for len(g.a.b)%64 != 0 {
-			g.a.b = append(g.a.b, 0xcc)
-		}
-		start[i] = len(g.a.b)
-		g.a.b = append(g.a.b, t...)
-	}
-	for _, r := range g.refs {
-		g.a.patch(r.pos, start[r.tbl]+r.off)
-	}
-	if len(g.a.b) > maxCode {
-		return nil, fmt.Errorf("%w: %d bytes of code", ErrUnsupported, len(g.a.b))
+	if err := pr.e.finish(); err != nil {
+		return nil, err
 	}
 	return pr, nil
+}
+
+// arch is an instruction set the generator emits.
+type arch uint8
+
+const (
+	archAMD64 arch = iota
+	archARM64
+)
+
+var archNames = [...]string{"amd64", "arm64"}
+
+func (a arch) String() string { return archNames[a] }
+
+// hostArch is the architecture of this build's code: arm64 on arm64,
+// amd64 elsewhere (whose code only amd64 runs).
+var hostArch = func() arch {
+	if runtime.GOARCH == "arm64" {
+		return archARM64
+	}
+	return archAMD64
+}()
+
+// emitter is a generator of one architecture, as plan drives it: entries
+// moving units of a node (instances or strided blocks) or listed blocks,
+// the whole-message prologue, then finish (constant tables placed after
+// the code, their references patched).
+type emitter interface {
+	pc() int
+	failed() error
+	fail(format string, a ...any)
+	setPack(pack bool)
+	// entry emits a function moving the count register's units of c,
+	// stride bytes apart; tableEntry one moving whole blocks of the
+	// BlockIndex n from a first block on. They return their offsets.
+	entry(c *dame.Node, stride int64) int
+	tableEntry(n *dame.Node) int
+	// addOff adds off (32 bits) to the memory register: the prologue of
+	// a whole-message entry, falling through into the instance entry.
+	addOff(off int64)
+	finish() error
+	code() []byte
+	lines() []line
+	tableLens() []int
 }
 
 // plan emits the entries of n: instance entries if its instances are
@@ -212,8 +261,8 @@ func generateNT(p *dame.Program, vec int, log, nt bool) (*program, error) {
 // small blocks, and otherwise the entries of its children (the Go side
 // then walks n's blocks).
 func (pr *program) plan(n *dame.Node, top bool) {
-	g := pr.g
-	if pr.nodes[n] != nil || g.err != nil || (n.Op == dame.ContigFinal && !top) {
+	g := pr.e
+	if pr.nodes[n] != nil || g.failed() != nil || (n.Op == dame.ContigFinal && !top) {
 		return
 	}
 	if n.Op == dame.ContigFinal && n.Size > unitMax {
@@ -225,7 +274,7 @@ func (pr *program) plan(n *dame.Node, top bool) {
 	pr.order = append(pr.order, n)
 	if n.Size <= unitMax {
 		for d := range 2 {
-			g.pack = d == 0
+			g.setPack(d == 0)
 			if pr.dry {
 				continue
 			}
@@ -234,9 +283,9 @@ func (pr *program) plan(n *dame.Node, top bool) {
 			// origin to the program's, falling through into it (none for
 			// an offset beyond 32 bits)
 			if top && pr.off == int64(int32(pr.off)) {
-				pr.whole[d] = g.a.pc()
+				pr.whole[d] = g.pc()
 				if pr.off != 0 {
-					g.a.lea(rdi, at(rdi, int32(pr.off)))
+					g.addOff(pr.off)
 				}
 			}
 			pn.inst[d] = g.entry(n, n.Extent)
@@ -252,7 +301,7 @@ func (pr *program) plan(n *dame.Node, top bool) {
 		if c.Size <= unitMax {
 			pn.stride, pn.bsize = stride, c.Size
 			for d := range 2 {
-				g.pack = d == 0
+				g.setPack(d == 0)
 				if !pr.dry {
 					pn.blk[d] = g.entry(c, stride)
 				}
@@ -264,7 +313,7 @@ func (pr *program) plan(n *dame.Node, top bool) {
 	case n.Op == dame.BlockIndex && n.Blocklen*n.Child.Size <= unitMax:
 		pn.table, pn.bsize = true, n.Blocklen*n.Child.Size
 		for d := range 2 {
-			g.pack = d == 0
+			g.setPack(d == 0)
 			if !pr.dry {
 				pn.blk[d] = g.tableEntry(n)
 			}
@@ -306,17 +355,17 @@ var errABI = fmt.Errorf("%w: this Go passes arguments in other registers than th
 func compileVec(p *dame.Program, vec int) (*Code, error) { return compileVecNT(p, vec, false) }
 
 // compileVecNT is compileVec; with nt the pack code uses non-temporal
-// stores for long blocks (Code.NT reports whether it has any).
+// stores for long blocks (Code.nt says whether it has any).
 func compileVecNT(p *dame.Program, vec int, nt bool) (*Code, error) {
 	if !abiOK() {
 		return nil, errABI
 	}
 	t0 := time.Now()
-	pr, err := generateNT(p, vec, false, nt)
+	pr, err := generateArchNT(hostArch, p, vec, false, nt)
 	if err != nil {
 		return nil, err
 	}
-	code := pr.g.a.b
+	code := pr.e.code()
 	h := maphash.Bytes(cacheSeed, code)
 	cache.Lock()
 	defer cache.Unlock()
@@ -336,7 +385,7 @@ func compileVecNT(p *dame.Program, vec int, nt bool) (*Code, error) {
 		return nil, err
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
-	c := &Code{mem: m, size: p.Size, ext: p.Extent, off: p.Off, vec: vec, codeLen: len(code), nt: pr.g.ntUsed,
+	c := &Code{mem: m, size: p.Size, ext: p.Extent, off: p.Off, vec: vec, codeLen: len(code), nt: pr.g != nil && pr.g.ntUsed,
 		nodes: make(map[*dame.Node]*nodeCode, len(pr.nodes))}
 	for n, pn := range pr.nodes {
 		nc := &nodeCode{n: n, table: pn.table, stride: pn.stride, bsize: pn.bsize}
@@ -400,7 +449,7 @@ func compileVecNT(p *dame.Program, vec int, nt bool) (*Code, error) {
 // are other pointers with the same layout: entries are matched by the
 // order in which generation visited the nodes.
 func (c *Code) rebind(p *dame.Program) *Code {
-	pr := &program{g: &gen{}, nodes: map[*dame.Node]*progNode{}, dry: true}
+	pr := &program{e: &gen{}, nodes: map[*dame.Node]*progNode{}, dry: true}
 	pr.plan(p.Root, true)
 	order := pr.order
 	if len(order) != len(c.order) {
@@ -442,27 +491,49 @@ func Measure(p *dame.Program) (time.Duration, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	m, err := mapCode(pr.g.a.b)
+	m, err := mapCode(pr.e.code())
 	if err != nil {
 		return 0, 0, err
 	}
 	d := time.Since(t0)
 	unmapCode(m)
-	return d, len(pr.g.a.b), nil
+	return d, len(pr.e.code()), nil
 }
 
 // Listing returns the generated code of p as text (offsets, bytes and
-// instructions in Intel syntax) at the host's vector width, whether or
-// not this machine could run it.
+// instructions: Intel syntax for amd64, GNU syntax for arm64) for this
+// machine's architecture at its vector width, whether or not this
+// machine could run it.
 func Listing(p *dame.Program) (string, error) { return listingVec(p, defaultVec) }
 
-func listingVec(p *dame.Program, vec int) (string, error) {
-	pr, err := generate(p, vec, true)
+// ListingFor is Listing for the architecture goarch ("amd64" or
+// "arm64") at its widest vector moves (64 bytes for amd64, as with
+// AVX-512; 32, LDP/STP of Q registers, for arm64).
+func ListingFor(goarch string, p *dame.Program) (string, error) {
+	switch goarch {
+	case "amd64":
+		return listingArch(archAMD64, p, 64)
+	case "arm64":
+		return listingArch(archARM64, p, 32)
+	}
+	return "", fmt.Errorf("jit: no generator for %q (want amd64 or arm64)", goarch)
+}
+
+func listingVec(p *dame.Program, vec int) (string, error) { return listingArch(hostArch, p, vec) }
+
+func listingArch(a arch, p *dame.Program, vec int) (string, error) {
+	pr, err := generateArch(a, p, vec, true)
 	if err != nil {
 		return "", err
 	}
+	code := pr.e.code()
 	var b strings.Builder
-	fmt.Fprintf(&b, "; %d bytes of code and tables, %d-byte vector moves\n", len(pr.g.a.b), vec)
+	if a == archARM64 {
+		vec = min(vec, 32)
+		fmt.Fprintf(&b, "; arm64: %d bytes of code and tables, %d-byte vector moves\n", len(code), vec)
+	} else {
+		fmt.Fprintf(&b, "; %d bytes of code and tables, %d-byte vector moves\n", len(code), vec)
+	}
 	names := map[int]string{}
 	for d, dir := range [...]string{"pack", "unpack"} {
 		if pr.whole[d] >= 0 && pr.off != 0 {
@@ -481,16 +552,20 @@ func listingVec(p *dame.Program, vec int) (string, error) {
 			}
 		}
 	}
-	a := &pr.g.a
-	for _, l := range a.txt {
+	for _, l := range pr.e.lines() {
 		if n, ok := names[l.off]; ok {
 			fmt.Fprintf(&b, "%s:\n", n)
 			delete(names, l.off)
 		}
-		fmt.Fprintf(&b, "%6x  %-30x  %s\n", l.off, a.b[l.off:l.off+l.n], l.text)
+		if a == archARM64 {
+			// the instruction word, as disassemblers show it
+			fmt.Fprintf(&b, "%6x  %08x  %s\n", l.off, binary.LittleEndian.Uint32(code[l.off:]), l.text)
+		} else {
+			fmt.Fprintf(&b, "%6x  %-30x  %s\n", l.off, code[l.off:l.off+l.n], l.text)
+		}
 	}
-	for i, t := range pr.g.tables {
-		fmt.Fprintf(&b, "table %d: %d bytes\n", i, len(t))
+	for i, n := range pr.e.tableLens() {
+		fmt.Fprintf(&b, "table %d: %d bytes\n", i, n)
 	}
 	return b.String(), nil
 }

@@ -13,13 +13,16 @@ import (
 	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
-// Large packs go through a small cache-resident buffer: the engine packs
-// a piece of ntChunk bytes into it (the engines resume at any byte of the
-// packed stream), and engine.CopyNT copies the piece out with
-// non-temporal stores, which write the destination's lines without
-// reading them first and without evicting the source from the caches.
-// This pays only where the destination does not stay in the caches
-// anyway: from ntMin packed bytes (see NonTemporalMin).
+// Large packs write their output with non-temporal stores, which write
+// the destination's lines without reading them first and without
+// evicting the source from the caches: by the native engine's own code
+// where it has a variant with such stores (jit.Engine.PackNT: blocks of
+// 1 KiB and more), otherwise through a small cache-resident buffer: the
+// engine packs a piece into it (the engines resume at any byte of the
+// packed stream), and engine.CopyNT copies the piece out. This pays only
+// where the destination does not stay in the caches anyway: from ntMin
+// packed bytes (see NonTemporalMin; docs/performance.md has the
+// measurements).
 
 // ntBuf is the size of the scratch buffer.
 const ntBuf = 1 << 20
@@ -34,11 +37,13 @@ var ntChunk int64 = 256 << 10
 var ntMin = ntMinDefault()
 
 // NonTemporalMin is the packed size from which Pack writes its output
-// with non-temporal stores through a cache-resident buffer (amd64 with
-// AVX2). It is the last-level cache size (host: sysfs, or 32 MiB where
-// the system does not say), overridden by DDT_NTMIN=bytes (K, M, G
-// suffixes accepted) and disabled by DDT_NONT=1, both read once when the
-// program starts; math.MaxInt64 when off.
+// with non-temporal stores (amd64 with AVX2): in the native code's
+// variant for long blocks, or through a cache-resident buffer
+// (DDT_NTJIT=0: always the buffer). It is the last-level cache size
+// (sysfs, or 32 MiB where the system does not say), overridden by
+// DDT_NTMIN=bytes (K, M, G suffixes accepted; at least 64 KiB) and
+// disabled by DDT_NONT=1, all read once when the program starts;
+// math.MaxInt64 when off.
 func NonTemporalMin() int64 { return ntMin }
 
 func ntMinDefault() int64 {

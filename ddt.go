@@ -201,6 +201,9 @@ type fastPath struct {
 	eLo    int64 // min(extent, 0): how far each further instance lowers lo
 	eHi    int64 // max(extent, 0): how far it raises hi
 	max    int64
+	// pmax is max for Pack: also fewer instances than pack to
+	// NonTemporalMin bytes, which go through packNT instead.
+	pmax int64
 }
 
 // fits is bounds.fits for a message with count in [1, max] (the caller
@@ -522,7 +525,7 @@ func (b *bounds) fits(n int, origin, count int64) (int64, bool) {
 // fastPath.fits and the call of the entry. That check is the only one
 // the message passes: the entry does none.
 func (c *Committed) Pack(dst, src []byte, origin, count int64) (int64, error) {
-	if r := c.eng.Load(); r != nil && uint64(count-1) < uint64(r.fast.max) {
+	if r := c.eng.Load(); r != nil && uint64(count-1) < uint64(r.fast.pmax) {
 		if size, ok := r.fast.fits(len(src), len(dst), origin, count); ok {
 			engine.Call(r.fast.entry[0], src, origin, dst, count)
 			return size, nil
@@ -542,7 +545,11 @@ func (c *Committed) pack(dst, src []byte, origin, count int64) (int64, error) {
 				c.parallel(r, true, src, dst[:size], origin, count)
 				return size, nil
 			}
-			r.Pack(dst[:size], src, origin, count, 0)
+			if size >= ntMin {
+				packNT(r, c.ntPiece(), dst[:size], src, origin, count, 0)
+			} else {
+				r.Pack(dst[:size], src, origin, count, 0)
+			}
 			c.upgrade(r)
 			return size, nil
 		}
@@ -623,6 +630,10 @@ func (c *Committed) unpackChecked(dst, src []byte, origin, count int64) (int64, 
 // packRange and unpackRange run the engine on a range of the packed
 // stream. The caller has checked the whole message against the buffers.
 func (c *Committed) packRange(dst, src []byte, origin, count, from int64) {
+	if int64(len(dst)) >= ntMin {
+		packNT(c.engine(), c.ntPiece(), dst, src, origin, count, from)
+		return
+	}
 	c.engine().Pack(dst, src, origin, count, from)
 }
 

@@ -20,6 +20,7 @@ func (c *Committed) upgrade(r *engineRef) {
 		nr := *r
 		nr.fast = fastPath{entry: w.Entry, size: b.size, lo: b.lo, hi: b.hi,
 			eLo: min(b.ext, 0), eHi: max(b.ext, 0), max: min(w.Max, b.maxCount)}
+		nr.fast.pmax = min(nr.fast.max, ntCount(b.size))
 		nr.keep = w
 		c.eng.CompareAndSwap(r, &nr)
 	}

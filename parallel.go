@@ -39,7 +39,9 @@ func (c *Committed) parallel(e engine.Engine, pack bool, mem, pk []byte, origin,
 	n := c.pieces(size)
 	step := (size/n + 63) &^ 63
 	run := func(lo, hi int64) {
-		if pack {
+		if pack && size >= ntMin {
+			packNT(e, c.ntPiece(), pk[lo:hi], mem, origin, count, lo)
+		} else if pack {
 			e.Pack(pk[lo:hi], mem, origin, count, lo)
 		} else {
 			e.Unpack(mem, pk[lo:hi], origin, count, lo)

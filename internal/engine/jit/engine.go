@@ -40,6 +40,7 @@ type Engine struct {
 	uses  atomic.Int64 // calls*callWeight + bytes, while counting
 	once  sync.Once
 	err   error
+	nt    ntState // the non-temporal pack code (PackNT)
 }
 
 // Options configure New.

@@ -60,7 +60,9 @@ type gen struct {
 	shapes map[*dame.Node]*shape
 	tblOf  map[*dame.Node]int
 	err    error
-	xr     int // next vector register
+	xr     int  // next vector register
+	nt     bool // pack long blocks with non-temporal stores (blockNT)
+	ntUsed bool // some code has non-temporal stores: entries end with SFENCE
 }
 
 // The emitter methods of the amd64 generator.
@@ -199,6 +201,10 @@ func (g *gen) block(mb reg, mo, L int64) {
 			o := min(i*w, L-w)
 			g.move(w, at(mb, g.d32(mo+o)), at(rsi, g.d32(po+o)))
 		}
+		return
+	}
+	if g.nt && g.pack && g.vec >= 32 && L >= ntBlockMin {
+		g.blockNT(mb, mo, L, po)
 		return
 	}
 	// a loop of four vector moves per iteration, RDX counting up to 0
@@ -429,6 +435,9 @@ func (g *gen) tableEntry(n *dame.Node) int {
 	g.a.dec(rcx)
 	g.a.jcc(condNE, top)
 	g.free(rt, rm)
+	if g.ntUsed {
+		g.a.sfence()
+	}
 	if g.vec > 16 {
 		g.a.vzeroupper()
 	}
@@ -526,6 +535,9 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	g.a.jcc(condNE, top)
 	if rem >= 0 {
 		g.a.patch(rem, g.a.pc())
+	}
+	if g.ntUsed {
+		g.a.sfence()
 	}
 	if g.vec > 16 {
 		g.a.vzeroupper()

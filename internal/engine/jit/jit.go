@@ -73,6 +73,7 @@ type Code struct {
 	vec      int
 	codeLen  int
 	compiled time.Duration
+	nt       bool // the pack code has non-temporal stores (generateNT)
 }
 
 // nodeCode is what the code offers for one node: entries (pack, unpack)
@@ -175,6 +176,12 @@ func generate(p *dame.Program, vec int, log bool) (*program, error) {
 
 // generateArch emits the entries of p at vector width vec for arch a.
 func generateArch(a arch, p *dame.Program, vec int, log bool) (*program, error) {
+	return generateArchNT(a, p, vec, log, false)
+}
+
+// generateArchNT is generateArch; with nt (amd64) the pack code stores
+// the middle of long blocks with non-temporal stores (gen.blockNT).
+func generateArchNT(a arch, p *dame.Program, vec int, log, nt bool) (*program, error) {
 	root := p.Root
 	if root == nil {
 		return nil, fmt.Errorf("%w: type has no data", ErrUnsupported)
@@ -191,7 +198,7 @@ func generateArch(a arch, p *dame.Program, vec int, log bool) (*program, error) 
 	if a == archARM64 {
 		pr.e = newA64gen(min(vec, 32), log)
 	} else {
-		g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI()}
+		g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI(), nt: nt}
 		g.a.log = log
 		pr.e, pr.g = g, g
 	}
@@ -345,12 +352,16 @@ func Compile(p *dame.Program) (*Code, error) {
 // errABI is Compile's error when abiOK fails.
 var errABI = fmt.Errorf("%w: this Go passes arguments in other registers than the generated code reads", ErrUnsupported)
 
-func compileVec(p *dame.Program, vec int) (*Code, error) {
+func compileVec(p *dame.Program, vec int) (*Code, error) { return compileVecNT(p, vec, false) }
+
+// compileVecNT is compileVec; with nt the pack code uses non-temporal
+// stores for long blocks (Code.nt says whether it has any).
+func compileVecNT(p *dame.Program, vec int, nt bool) (*Code, error) {
 	if !abiOK() {
 		return nil, errABI
 	}
 	t0 := time.Now()
-	pr, err := generate(p, vec, false)
+	pr, err := generateArchNT(hostArch, p, vec, false, nt)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +385,7 @@ func compileVec(p *dame.Program, vec int) (*Code, error) {
 		return nil, err
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
-	c := &Code{mem: m, size: p.Size, ext: p.Extent, off: p.Off, vec: vec, codeLen: len(code),
+	c := &Code{mem: m, size: p.Size, ext: p.Extent, off: p.Off, vec: vec, codeLen: len(code), nt: pr.g != nil && pr.g.ntUsed,
 		nodes: make(map[*dame.Node]*nodeCode, len(pr.nodes))}
 	for n, pn := range pr.nodes {
 		nc := &nodeCode{n: n, table: pn.table, stride: pn.stride, bsize: pn.bsize}
@@ -444,7 +455,7 @@ func (c *Code) rebind(p *dame.Program) *Code {
 	if len(order) != len(c.order) {
 		return nil
 	}
-	nc := &Code{mem: c.mem, size: c.size, ext: c.ext, off: c.off, vec: c.vec, codeLen: c.codeLen,
+	nc := &Code{mem: c.mem, size: c.size, ext: c.ext, off: c.off, vec: c.vec, codeLen: c.codeLen, nt: c.nt,
 		compiled: c.compiled, order: order, nodes: make(map[*dame.Node]*nodeCode, len(order)), shared: c,
 		whole: c.whole}
 	for i, n := range order {

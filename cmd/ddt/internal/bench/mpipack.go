@@ -475,7 +475,7 @@ func RunMPIPack(w io.Writer, prefixes string, engine ...ddt.Engine) error {
 	if len(engine) > 0 {
 		e = engine[0]
 	}
-	fmt.Fprintf(w, "#impl\tddt\n#version\tddt %s engine, %s\n", e, runtime.Version())
+	fmt.Fprintf(w, "#impl\tddt\n#version\tddt %s engine, %s, non-temporal pack from %d bytes (0: off)\n", e, runtime.Version(), ntMin())
 	fmt.Fprintf(w, "#cols\tR impl id size desc param ctor packed memcpy_ns pack_ns unpack_ns commit_ns cycle_ns "+
 		"hash check pack_min_ns pack_max_ns unpack_min_ns unpack_max_ns pack_iters ncommit\n")
 	for _, d := range mpCases {

@@ -295,25 +295,11 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 			runIndexF(c, pack, m, mo, p, po, cnt, ext)
 			return
 		}
-		if c.lv > LevelGo && !wordGather(c.L) {
-			if c.size == 0 {
-				return
-			}
-			for k := 0; k < cnt; k++ {
-				if pack {
-					gatherFixed(c.lv, at(p, po+k*c.size), m, mo+k*ext, c.offs, c.L)
-				} else {
-					scatterFixed(c.lv, m, mo+k*ext, at(p, po+k*c.size), c.offs, c.L)
-				}
-			}
+		if c.size == 0 {
 			return
 		}
 		for k := 0; k < cnt; k++ {
-			if pack {
-				gather(p, po+k*c.size, m, mo+k*ext, c.offs, c.L)
-			} else {
-				scatter(m, mo+k*ext, p, po+k*c.size, c.offs, c.L)
-			}
+			c.gatherBlocks(pack, m, mo+k*ext, p, po+k*c.size, c.offs)
 		}
 	case kVec:
 		n, s := c.count, c.stride
@@ -386,11 +372,53 @@ func (c *cnode) sortedScatter(m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 	}
 }
 
+// gatherBlocks moves the blocks of a kGather node at the memory offsets
+// offs (a run of its list) from m+mo, packed from p+po on, with the
+// widest kernel that applies.
+func (c *cnode) gatherBlocks(pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, offs []int64) {
+	if c.lv > LevelGo && !wordGather(c.L) {
+		if pack {
+			gatherFixed(c.lv, at(p, po), m, mo, offs, c.L)
+		} else {
+			scatterFixed(c.lv, m, mo, at(p, po), offs, c.L)
+		}
+		return
+	}
+	if pack {
+		gather(p, po, m, mo, offs, c.L)
+	} else {
+		scatter(m, mo, p, po, offs, c.L)
+	}
+}
+
 // runRange moves the packed bytes [lo, hi) of one instance of c whose
 // memory is at m+mo; byte lo is at p+po.
 func runRange(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, lo, hi int) {
 	if lo == 0 && hi == c.size {
 		run(c, pack, m, mo, p, po, 1, 0)
+		return
+	}
+	if c.kind == kGather && c.L > 0 {
+		// the whole blocks of the range through the gather kernels (a piece
+		// of a parallel or resumed pack), the cut ones at its ends alone
+		L := c.L
+		i := lo / L
+		if lo > i*L {
+			e := min(hi, (i+1)*L)
+			c.rangeBlock(pack, i, i*L, m, mo, p, po, lo, e)
+			po += e - lo
+			lo = e
+			i++
+		}
+		if j := hi / L; j > i {
+			c.gatherBlocks(pack, m, mo, p, po, c.offs[i:j])
+			po += (j - i) * L
+			lo = j * L
+			i = j
+		}
+		if lo < hi {
+			c.rangeBlock(pack, i, i*L, m, mo, p, po, lo, hi)
+		}
 		return
 	}
 	n := c.n

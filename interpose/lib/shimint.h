@@ -18,6 +18,7 @@ typedef struct {
 typedef struct {
 	atomic_long types, mirrored, fallback, packs, unpacks, sends, recvs, bytes;
 	atomic_long native; // packs and unpacks that ran generated code without entering Go
+	atomic_long pipelined; // messages sent or received in packets (pipe.c)
 } ddt_stat;
 extern ddt_stat ddt_st;
 
@@ -35,4 +36,56 @@ int ddt_pending(void);
 // the type's generated code directly once it exists.
 int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst, int64_t room);
 int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, int64_t count);
+
+// ---- pipelining (pipe.c) ----------------------------------------------------
+
+// PL_THRESHOLD is the default of DDT_MPI_PIPELINE: messages of more packed
+// bytes are pipelined (0 switches pipelining off). PL_PACKET is the
+// default of DDT_MPI_PACKET, the bytes of packets 1.. . Packet 0 is always
+// PL_L0 bytes: PL_D0 bytes of the message and a PL_TRAILER-byte trailer.
+#define PL_THRESHOLD (256 << 10)
+#define PL_PACKET (256 << 10)
+#define PL_D0 (64 << 10)
+#define PL_TRAILER 32
+#define PL_L0 (PL_D0 + PL_TRAILER)
+
+enum { PL_RAW = 1, PL_DDT };
+
+// pl_sink is where the bytes of a receive land: in the user's memory
+// (PL_RAW, a contiguous receive) or in a staging buffer that ddt unpacks
+// into count instances of ti at buf (PL_DDT).
+typedef struct {
+	int kind;
+	char *mem;
+	int64_t cap;
+	ddt_tinfo ti;
+	void *buf;
+	int64_t count;
+} pl_sink;
+
+extern MPI_Comm pl_comm;
+extern int64_t pl_threshold, pl_packet;
+void pl_setup(void);
+void pl_fini(void);
+void pl_progress(int wait);
+int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
+	MPI_Comm comm, MPI_Request *req, void **p0, int *rc);
+int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t *done);
+int pl_raw(void *buf, int64_t count, MPI_Datatype t, pl_sink *s);
+int pl_candidate(int64_t cap);
+
+// held is a message a probe took off MPI (pipe.c, "probes").
+typedef struct held {
+	MPI_Comm comm;
+	int source, tag;
+	char *data;
+	int64_t n;
+	int matched; // handed out by Mprobe: only its handle takes it
+	struct held *next;
+} held;
+int pl_holding(void);
+held *pl_take(MPI_Comm comm, int source, int tag, int take);
+held *pl_mheld(MPI_Message m);
+void pl_release(held *h);
+void pl_hstatus(const held *h, MPI_Status *st);
 #endif

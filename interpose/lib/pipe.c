@@ -442,8 +442,26 @@ static held *pull(MPI_Comm comm, const MPI_Status *st, MPI_Message msg) {
 	char *p0 = malloc(PL_L0);
 	MPI_Status s2;
 	if (!h || !p0) goto fail;
-	if (msg == MPI_MESSAGE_NULL && PMPI_Mprobe(st->MPI_SOURCE, st->MPI_TAG, comm, &msg, &s2) != MPI_SUCCESS)
+	// the message probed is the first of its source and tag; another
+	// thread may have taken it meanwhile: then the probe reports what it saw
+	int flag = 0;
+	MPI_Count c = 0;
+	s2 = *st;
+	if (msg == MPI_MESSAGE_NULL &&
+		(PMPI_Improbe(st->MPI_SOURCE, st->MPI_TAG, comm, &flag, &msg, &s2) != MPI_SUCCESS || !flag))
 		goto fail;
+	if (PMPI_Get_elements_x(&s2, MPI_BYTE, &c) != MPI_SUCCESS || c != PL_L0) {
+		// not the message probed: leave it to the receive that comes
+		h->comm = comm, h->source = s2.MPI_SOURCE, h->tag = s2.MPI_TAG;
+		h->n = c;
+		if (c < 0 || !(h->data = malloc(c > 0 ? (size_t)c : 1)) ||
+			PMPI_Mrecv(h->data, (int)c, MPI_BYTE, &msg, &s2) != MPI_SUCCESS) {
+			free(h->data);
+			goto fail;
+		}
+		free(p0);
+		return h;
+	}
 	if (PMPI_Mrecv(p0, PL_L0, MPI_BYTE, &msg, &s2) != MPI_SUCCESS) goto fail;
 	h->comm = comm, h->source = s2.MPI_SOURCE, h->tag = s2.MPI_TAG;
 	pl_hdr hd;

@@ -291,6 +291,65 @@ int main(int argc, char **argv) {
 		}
 		free(a), free(b), free(c), free(ra), free(rb), free(rc);
 	}
+	/* a communicator whose ranks are not MPI_COMM_WORLD's (reversed), a
+	   probe on it, and a message too long for its receive (truncation
+	   under MPI_ERRORS_RETURN) */
+	{
+		MPI_Comm rev;
+		MPI_Comm_split(MPI_COMM_WORLD, 0, size_ - rank_, &rev);
+		int rr, rpeer;
+		MPI_Comm_rank(rev, &rr);
+		int wp[1] = {peer}, rp[1];
+		MPI_Group gw, gr;
+		MPI_Comm_group(MPI_COMM_WORLD, &gw);
+		MPI_Comm_group(rev, &gr);
+		MPI_Group_translate_ranks(gw, 1, wp, gr, rp);
+		rpeer = rp[0];
+		MPI_Group_free(&gw), MPI_Group_free(&gr);
+		long cnt = 2 * T / 12 + 5;
+		Rec *a = mk(sizeof(Rec) * cnt), *b = mk(sizeof(Rec) * cnt);
+		fillrec(a, cnt, rank_ + 60);
+		MPI_Request q;
+		MPI_Isend(a, (int)cnt, rec, rpeer, 60, rev, &q);
+		int flag = 0;
+		while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, rev, &flag, &st);
+		counts("split: iprobe", &st, rec, cnt, rpeer, 60);
+		MPI_Recv(b, (int)cnt, rec, MPI_ANY_SOURCE, 60, rev, &st);
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+		checkrec("split", b, cnt, cnt, peer + 60);
+		counts("split", &st, rec, cnt, rpeer, 60);
+
+		MPI_Comm_set_errhandler(rev, MPI_ERRORS_RETURN);
+		memset(b, 0x55, sizeof(Rec) * cnt);
+		MPI_Isend(a, (int)cnt, rec, rpeer, 61, rev, &q);
+		int rc = MPI_Recv(b, (int)cnt - 7000, rec, rpeer, 61, rev, &st), cls = -1;
+		MPI_Error_class(rc, &cls);
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+		CHECK(cls == MPI_ERR_TRUNCATE, "truncated receive: error class %d, want MPI_ERR_TRUNCATE", cls);
+		/* the next message on the same pair and tag is intact */
+		memset(b, 0x55, sizeof(Rec) * cnt);
+		MPI_Sendrecv(a, (int)cnt, rec, rpeer, 61, b, (int)cnt, rec, rpeer, 61, rev, &st);
+		checkrec("after truncation", b, cnt, cnt, peer + 60);
+		MPI_Comm_free(&rev);
+		free(a), free(b);
+	}
+
+	/* a contiguous derived type is not staged (MPI takes the user's
+	   memory; the statistics show no send or receive for it), and a
+	   contiguous receive of a pipelined message takes it in place */
+	{
+		MPI_Datatype row;
+		long cnt = 5 * T / 8 / 1000 + 1;
+		MPI_Type_contiguous(1000, MPI_DOUBLE, &row);
+		MPI_Type_commit(&row);
+		double *a = mk(sizeof(double) * 1000 * cnt), *b = mk(sizeof(double) * 1000 * cnt);
+		for (long i = 0; i < 1000 * cnt; i++) a[i] = i + rank_;
+		MPI_Sendrecv(a, (int)cnt, row, peer, 50, b, (int)cnt, row, peer, 50, MPI_COMM_WORLD, &st);
+		for (long i = 0; i < 1000 * cnt; i++) CHECK(b[i] == i + peer, "contiguous: element %ld = %g", i, b[i]);
+		counts("contiguous", &st, row, cnt, peer, 50);
+		MPI_Type_free(&row);
+		free(a), free(b);
+	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	ok("pipe");
 	MPI_Type_free(&every2);

@@ -60,9 +60,12 @@ static int recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
 	int64_t done;
 	if (rc == MPI_SUCCESS && pl_finish(s, comm, st, &prc, &done)) {
 		if (done > 0) count_recv(done);
-		return prc;
+		rc = prc;
+	} else if (s->kind == PL_DDT) {
+		unpacked(&s->ti, 0, s->mem, s->cap, st, s->buf, s->count);
 	}
-	if (s->kind == PL_DDT) unpacked(&s->ti, 0, s->mem, s->cap, st, s->buf, s->count);
+	if (s->kind == PL_MPI) pl_unpack_mpi(s, status_bytes(st));
+	pl_progress(0);
 	return rc;
 }
 
@@ -152,6 +155,7 @@ static pend *pnew(int recv, int persistent, const ddt_tinfo *ti, void *tmp, int6
 	if (recv) {
 		p->sink = ddtsink(ti, tmp, n, (void *)buf, count);
 		p->sink.ti.pin = p->pin;
+		p->sink.ti.key = 0; // the handle may be freed and reused while pending
 	}
 	return p;
 }
@@ -165,6 +169,7 @@ static pend *prawnew(int persistent, const pl_sink *sink, MPI_Comm comm) {
 	p->pin = -1;
 	p->sink = *sink;
 	p->comm = comm;
+	if (sink->kind == PL_MPI) p->tmp = sink->mem, p->n = sink->cap; // released with the record
 	return p;
 }
 
@@ -223,6 +228,7 @@ static atomic_long norphans;
 static pthread_mutex_t olock = PTHREAD_MUTEX_INITIALIZER;
 
 static void reap(int wait) {
+	pl_progress(0);
 	if (atomic_load(&norphans) == 0) return;
 	pthread_mutex_lock(&olock);
 	for (orphan **q = &orphans; *q;) {
@@ -591,12 +597,16 @@ static int recv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source,
 	}
 	MPI_Status st;
 	int rc;
+	void *b = pl_rbuf(&s, buf);
+	int64_t c = pl_rcount(&s, count);
+	MPI_Datatype t = pl_rtype(&s, datatype);
 #if MPI_VERSION >= 4
-	if (large) rc = PMPI_Recv_c(buf, count, datatype, source, tag, comm, &st);
+	if (large) rc = PMPI_Recv_c(b, c, t, source, tag, comm, &st);
 	else
 #endif
-		rc = PMPI_Recv(buf, (int)count, datatype, source, tag, comm, &st);
+		rc = PMPI_Recv(b, (int)c, t, source, tag, comm, &st);
 	rc = recvd(&s, comm, rc, &st);
+	pl_sink_free(&s);
 	if (status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
 }
@@ -607,13 +617,16 @@ static int irecv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source
 	MPI_Request *request, int large) {
 	pl_sink s;
 	pend *p = NULL;
-	if (request && pl_raw(buf, count, datatype, &s)) p = prawnew(0, &s, comm);
+	if (request && pl_raw(buf, count, datatype, &s) && !(p = prawnew(0, &s, comm))) pl_sink_free(&s);
 	int rc;
+	void *b = p ? pl_rbuf(&s, buf) : buf;
+	int64_t c = p ? pl_rcount(&s, count) : count;
+	MPI_Datatype t = p ? pl_rtype(&s, datatype) : datatype;
 #if MPI_VERSION >= 4
-	if (large) rc = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+	if (large) rc = PMPI_Irecv_c(b, c, t, source, tag, comm, request);
 	else
 #endif
-		rc = PMPI_Irecv(buf, (int)count, datatype, source, tag, comm, request);
+		rc = PMPI_Irecv(b, (int)c, t, source, tag, comm, request);
 	if (p) {
 		if (rc == MPI_SUCCESS) preg(*request, p);
 		else prelease(p);
@@ -806,7 +819,9 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 		return rc;
 	}
 	if (pl_raw(buf, count, datatype, &s)) {
-		int rc = recvd(&s, MPI_COMM_NULL, PMPI_Mrecv(buf, count, datatype, message, &st), &st);
+		int rc = PMPI_Mrecv(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), message, &st);
+		rc = recvd(&s, MPI_COMM_NULL, rc, &st);
+		pl_sink_free(&s);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
 	}
@@ -839,8 +854,9 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	}
 	pl_sink s;
 	pend *p = NULL;
-	if (request && pl_raw(buf, count, datatype, &s)) p = prawnew(0, &s, MPI_COMM_NULL);
-	int rc = PMPI_Imrecv(buf, count, datatype, message, request);
+	if (request && pl_raw(buf, count, datatype, &s) && !(p = prawnew(0, &s, MPI_COMM_NULL))) pl_sink_free(&s);
+	int rc = p ? PMPI_Imrecv(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), message, request)
+		   : PMPI_Imrecv(buf, count, datatype, message, request);
 	if (p) {
 		if (rc == MPI_SUCCESS) preg(*request, p);
 		else prelease(p);
@@ -869,7 +885,10 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 	void *p0 = NULL, *stmp = NULL, *rtmp = NULL;
 	int rc, pipe = 0;
 	if (ss && pl_send('S', &sti, sendbuf, sendcount, sn, dest, sendtag, comm, &r0, &p0, &rc)) {
-		if (rc != MPI_SUCCESS) return rc;
+		if (rc != MPI_SUCCESS) {
+			if (rraw) pl_sink_free(&s);
+			return rc;
+		}
 		pipe = 1;
 	}
 	if (!pipe && ss && !small(sn)) ss = 0;
@@ -880,18 +899,21 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 	if (rs && !(rtmp = ddt_buf_get(rn))) rs = 0;
 	if (rs) s = ddtsink(&rti, rtmp, rn, recvbuf, recvcount);
 	MPI_Status st;
+	// where the receive lands: staged for ddt, or as pl_raw says, or the user's
+	void *rb = rs ? rtmp : rraw ? pl_rbuf(&s, recvbuf) : recvbuf;
+	int rc_ = rs ? (int)rn : rraw ? (int)pl_rcount(&s, recvcount) : (int)recvcount;
+	MPI_Datatype rt = rs ? MPI_BYTE : rraw ? pl_rtype(&s, recvtype) : recvtype;
 	if (pipe) { // packet 0 is on its way: receive, then wait for it
-		if (rs) rc = PMPI_Recv(rtmp, (int)rn, MPI_BYTE, source, recvtag, comm, &st);
-		else rc = PMPI_Recv(recvbuf, (int)recvcount, recvtype, source, recvtag, comm, &st);
+		rc = PMPI_Recv(rb, rc_, rt, source, recvtag, comm, &st);
 		int wrc = PMPI_Wait(&r0, MPI_STATUS_IGNORE);
 		ddt_buf_put(p0, PL_L0);
 		if (rc == MPI_SUCCESS) rc = wrc;
 	} else {
 		rc = PMPI_Sendrecv(ss ? stmp : sendbuf, ss ? (int)sn : (int)sendcount, ss ? MPI_BYTE : sendtype, dest,
-			sendtag, rs ? rtmp : recvbuf, rs ? (int)rn : (int)recvcount, rs ? MPI_BYTE : recvtype, source,
-			recvtag, comm, &st);
+			sendtag, rb, rc_, rt, source, recvtag, comm, &st);
 	}
 	if (rs || rraw) rc = recvd(&s, comm, rc, &st);
+	if (rraw) pl_sink_free(&s);
 	ddt_buf_put(stmp, sn);
 	ddt_buf_put(rtmp, rn);
 	if (status != MPI_STATUS_IGNORE) *status = st;
@@ -955,8 +977,10 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 	MPI_Request *request) {
 	pl_sink s;
 	pend *p = NULL;
-	if (request && pl_raw(buf, count, datatype, &s)) p = prawnew(1, &s, comm);
-	int rc = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+	if (request && pl_raw(buf, count, datatype, &s) && !(p = prawnew(1, &s, comm))) pl_sink_free(&s);
+	int rc = p ? PMPI_Recv_init(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), source, tag,
+			     comm, request)
+		   : PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 	if (p) {
 		if (rc == MPI_SUCCESS) preg(*request, p);
 		else prelease(p);

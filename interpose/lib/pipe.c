@@ -333,22 +333,48 @@ int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t 
 	return 1;
 }
 
-// pl_raw fills s for a receive of count instances of t at buf that MPI
-// takes into the user's memory: it reports whether the receive could get
-// a pipelined message (it is contiguous and holds PL_L0 bytes or more).
+// pl_raw fills s for a receive of count instances of t at buf that ddt
+// does not stage, and reports whether the receive could get a pipelined
+// message (it holds PL_L0 bytes or more). A contiguous receive takes the
+// bytes in the user's memory (PL_RAW); any other is staged and unpacked by
+// PMPI_Unpack (PL_MPI), so that packet 0's trailer can be seen.
 int pl_raw(void *buf, int64_t count, MPI_Datatype t, pl_sink *s) {
 	if (pl_comm == MPI_COMM_NULL || count <= 0 || t == MPI_DATATYPE_NULL) return 0;
 	MPI_Count size, lb, ext, tlb, text;
 	if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size <= 0 || size == MPI_UNDEFINED) return 0;
 	if (count > INT64_MAX / size || count * size < PL_L0) return 0;
-	if (PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS || text != size) return 0;
-	if (count > 1 && (PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS || ext != size)) return 0;
+	if (PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS) return 0;
 	memset(s, 0, sizeof *s);
-	s->kind = PL_RAW;
-	s->mem = (char *)buf + tlb;
 	s->cap = count * size;
+	if (text == size && (count == 1 || (PMPI_Type_get_extent_x(t, &lb, &ext) == MPI_SUCCESS && ext == size))) {
+		s->kind = PL_RAW;
+		s->mem = (char *)buf + tlb;
+		return 1;
+	}
+	if (s->cap > INT_MAX || count > INT_MAX || !(s->mem = ddt_buf_get(s->cap))) return 0;
+	s->kind = PL_MPI;
+	s->buf = buf, s->count = count, s->type = t, s->tsize = size;
 	return 1;
 }
+
+// pl_unpack_mpi unpacks the got bytes of a PL_MPI receive (whole
+// instances) with PMPI_Unpack.
+void pl_unpack_mpi(const pl_sink *s, int64_t got) {
+	int64_t k = got / s->tsize;
+	int pos = 0;
+	if (k > 0) PMPI_Unpack(s->mem, (int)(k * s->tsize), &pos, s->buf, (int)k, s->type, MPI_COMM_SELF);
+}
+
+void pl_sink_free(pl_sink *s) {
+	if (s->kind == PL_MPI) ddt_buf_put(s->mem, s->cap);
+	s->kind = 0;
+}
+
+// The buffer, count and type to give MPI for a receive into s (the user's
+// buf, count and t unless s is staged).
+void *pl_rbuf(const pl_sink *s, void *buf) { return s->kind == PL_MPI ? s->mem : buf; }
+int64_t pl_rcount(const pl_sink *s, int64_t count) { return s->kind == PL_MPI ? s->cap : count; }
+MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t) { return s->kind == PL_MPI ? MPI_BYTE : t; }
 
 // ---- initialization -------------------------------------------------------------
 

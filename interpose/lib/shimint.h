@@ -49,11 +49,13 @@ int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, i
 #define PL_TRAILER 32
 #define PL_L0 (PL_D0 + PL_TRAILER)
 
-enum { PL_RAW = 1, PL_DDT };
+enum { PL_RAW = 1, PL_DDT, PL_MPI };
 
 // pl_sink is where the bytes of a receive land: in the user's memory
-// (PL_RAW, a contiguous receive) or in a staging buffer that ddt unpacks
-// into count instances of ti at buf (PL_DDT).
+// (PL_RAW, a contiguous receive), or in a staging buffer that ddt unpacks
+// into count instances of ti at buf (PL_DDT), or that PMPI_Unpack unpacks
+// into count instances of type (of size tsize) at buf (PL_MPI: a
+// non-contiguous type ddt does not serve; pl_raw allocated mem).
 typedef struct {
 	int kind;
 	char *mem;
@@ -61,6 +63,8 @@ typedef struct {
 	ddt_tinfo ti;
 	void *buf;
 	int64_t count;
+	MPI_Datatype type;
+	int64_t tsize;
 } pl_sink;
 
 extern MPI_Comm pl_comm;
@@ -72,6 +76,11 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 	MPI_Comm comm, MPI_Request *req, void **p0, int *rc);
 int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t *done);
 int pl_raw(void *buf, int64_t count, MPI_Datatype t, pl_sink *s);
+void pl_sink_free(pl_sink *s);
+void pl_unpack_mpi(const pl_sink *s, int64_t got);
+void *pl_rbuf(const pl_sink *s, void *buf);
+int64_t pl_rcount(const pl_sink *s, int64_t count);
+MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t);
 int pl_candidate(int64_t cap);
 
 // held is a message a probe took off MPI (pipe.c, "probes").

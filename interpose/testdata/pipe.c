@@ -334,6 +334,43 @@ int main(int argc, char **argv) {
 		free(a), free(b);
 	}
 
+	/* a receive of a type ddt does not serve (built on an f90 type) gets a
+	   pipelined message: Recv, Irecv + Wait, Sendrecv */
+	{
+		MPI_Datatype r8, vr;
+		MPI_Type_create_f90_real(15, MPI_UNDEFINED, &r8);
+		long cnt = 3 * T / 8 + 11;
+		MPI_Type_vector((int)cnt, 1, 2, r8, &vr);
+		MPI_Type_commit(&vr);
+		MPI_Datatype vd; /* the same layout of doubles, served */
+		MPI_Type_vector((int)cnt, 1, 2, MPI_DOUBLE, &vd);
+		MPI_Type_commit(&vd);
+		double *a = mk(sizeof(double) * 2 * cnt), *b = mk(sizeof(double) * 2 * cnt);
+		for (long i = 0; i < 2 * cnt; i++) a[i] = i + 0.5 + rank_;
+		for (int round = 0; round < 3; round++) {
+			for (long i = 0; i < 2 * cnt; i++) b[i] = -1;
+			if (round == 0) {
+				MPI_Request q;
+				MPI_Isend(a, 1, vd, peer, 70, MPI_COMM_WORLD, &q);
+				MPI_Recv(b, 1, vr, peer, 70, MPI_COMM_WORLD, &st);
+				MPI_Wait(&q, MPI_STATUS_IGNORE);
+			} else if (round == 1) {
+				MPI_Request q[2];
+				MPI_Irecv(b, 1, vr, MPI_ANY_SOURCE, 71, MPI_COMM_WORLD, &q[0]);
+				MPI_Isend(a, 1, vd, peer, 71, MPI_COMM_WORLD, &q[1]);
+				MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+			} else {
+				MPI_Sendrecv(a, 1, vd, peer, 72, b, 1, vr, peer, 72, MPI_COMM_WORLD, &st);
+			}
+			for (long i = 0; i < 2 * cnt; i++) {
+				double w = i % 2 ? -1 : i + 0.5 + peer;
+				CHECK(b[i] == w, "f90 receive %d: element %ld = %g, want %g", round, i, b[i], w);
+			}
+		}
+		MPI_Type_free(&vr), MPI_Type_free(&vd);
+		free(a), free(b);
+	}
+
 	/* a contiguous derived type is not staged (MPI takes the user's
 	   memory; the statistics show no send or receive for it), and a
 	   contiguous receive of a pipelined message takes it in place */

@@ -111,7 +111,13 @@ pp() {
     echo "packages: $(dpkg-query -W -f='${Package} ${Version}\n' libmpich-dev libopenmpi-dev 2>/dev/null | paste -sd, | sed 's/,/, /g')"
     echo "method: ${ROUNDS} round(s), each build once per layout group per round (order rotated); per process median of 12 samples >= 2.5 ms"
     echo "  (ping-pong: ${PPREPS} samples of >= 2.5 ms of round trips, harness sizes ${PPHSIZES}, DDTBench sizes ${PPDDTSIZES}); table: min over rounds"
-    [ "$PPBEFORE" = 1 ] && echo "  ping-pong builds also m+ddt0: the library without pipelining (${LIB0_MPICH:+LIB0_MPICH=$LIB0_MPICH }${LIB0_OPENMPI:+LIB0_OPENMPI=$LIB0_OPENMPI}${LIB0_MPICH:-${LIB0_OPENMPI:-DDT_MPI_PIPELINE=0}})"
+    if [ "$PPBEFORE" = 1 ]; then
+        if [ -n "${LIB0_MPICH:-}${LIB0_OPENMPI:-}" ]; then
+            echo "  ping-pong builds also m+ddt0: the library without pipelining: LIB0_MPICH=${LIB0_MPICH:-} LIB0_OPENMPI=${LIB0_OPENMPI:-}"
+        else
+            echo "  ping-pong builds also m+ddt0: the library with DDT_MPI_PIPELINE=0"
+        fi
+    fi
     echo "  environment: DDT_MPI_PIPELINE=${DDT_MPI_PIPELINE:-default} DDT_MPI_PACKET=${DDT_MPI_PACKET:-default}"
 } > "$OUT/header.txt"
 

@@ -288,34 +288,40 @@ int pl_candidate(int64_t cap) { return pl_comm != MPI_COMM_NULL && cap >= PL_L0;
 // *rc is its MPI return code: MPI_ERR_TRUNCATE, through the
 // communicator's error handler, when the message exceeds the receive).
 // For PL_DDT, *done is the number of bytes already unpacked.
+// post posts the receive of the packet at byte off of the message of h.
+static void post(const pl_sink *s, const pl_hdr *h, int64_t keep, int64_t off, char *cut, char *dump, MPI_Request *r) {
+	int64_t len = h->n - off < h->packet ? h->n - off : h->packet;
+	char *dst = off + len <= keep ? s->mem + off : off < keep ? cut : dump;
+	if (PMPI_Irecv(dst, (int)len, MPI_BYTE, h->src, h->tag, pl_comm, r) != MPI_SUCCESS) *r = MPI_REQUEST_NULL;
+}
+
 int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t *done) {
 	*done = 0;
 	MPI_Count got = 0;
 	pl_hdr h;
 	if (pl_comm == MPI_COMM_NULL || s->cap < PL_L0) return 0;
 	if (PMPI_Get_elements_x(st, MPI_BYTE, &got) != MPI_SUCCESS || !pl_trailer(s->mem, got, &h)) return 0;
-	int src = h.src;
 	int64_t n = h.n, keep = n <= s->cap ? n : s->cap; // bytes that land in the receive
 	int64_t rest = n - PL_D0, np = (rest + h.packet - 1) / h.packet;
+	// all the rest's receives are posted at once (without memory for
+	// their requests, one after the other)
 	MPI_Request one, *reqs = np == 1 ? &one : malloc(sizeof(MPI_Request) * (size_t)np);
+	int seq = !reqs;
+	if (seq) reqs = &one;
 	// a truncated message: the packet that crosses the end of the receive
 	// lands in cut, the ones after it in dump (dropped)
 	char *cut = NULL, *dump = NULL;
 	if (n > keep && (!(cut = malloc((size_t)h.packet)) || !(dump = malloc((size_t)h.packet)))) np = 0;
-	if (!reqs) np = 0;
-	int64_t k = 0;
-	for (int64_t off = PL_D0; k < np; off += h.packet, k++) {
-		int64_t len = n - off < h.packet ? n - off : h.packet;
-		char *dst = off + len <= keep ? s->mem + off : off < keep ? cut : dump;
-		if (PMPI_Irecv(dst, (int)len, MPI_BYTE, src, h.tag, pl_comm, &reqs[k]) != MPI_SUCCESS)
-			reqs[k] = MPI_REQUEST_NULL;
-	}
+	for (int64_t i = 0, off = PL_D0; i < np && !seq; off += h.packet, i++)
+		post(s, &h, keep, off, cut, dump, &reqs[i]);
 	int64_t upto = PL_D0 < keep ? PL_D0 : keep;
 	if (s->kind == PL_DDT && upto > 0 && pl_unpack(&s->ti, s->buf, s->count, 0, upto, s->mem)) *done = upto;
 	int64_t off = PL_D0;
-	for (int64_t i = 0; i < k; i++, off += h.packet) {
+	for (int64_t i = 0; i < np; i++, off += h.packet) {
 		int64_t len = n - off < h.packet ? n - off : h.packet;
-		PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+		MPI_Request *r = seq ? &one : &reqs[i];
+		if (seq) post(s, &h, keep, off, cut, dump, r);
+		PMPI_Wait(r, MPI_STATUS_IGNORE);
 		if (off < keep && off + len > keep) memcpy(s->mem + off, cut, (size_t)(keep - off));
 		int64_t l = off + len <= keep ? len : keep > off ? keep - off : 0;
 		if (s->kind == PL_DDT && l > 0 && *done == off && pl_unpack(&s->ti, s->buf, s->count, off, l, s->mem + off))

@@ -243,14 +243,14 @@ func TestPrograms(t *testing.T) {
 							// every rank pipelines its large messages
 							// (pipe.c) and receives pipelined ones; the
 							// contiguous type is never staged: each pair
-							// counts 54+51 sends and 48+51 receives (the
+							// counts 56+53 sends and 50+53 receives (the
 							// f90 type's three are MPI's)
 							for _, s := range st {
 								if s["pipelined"] < 40 {
 									t.Errorf("pipe: %d messages pipelined, want at least 40:\n%s", s["pipelined"], with.stderr)
 								}
 							}
-							if ws, wr := int64(np/2*(54+51)), int64(np/2*(48+51)); sum(st, "sends") != ws || sum(st, "recvs") != wr {
+							if ws, wr := int64(np/2*(56+53)), int64(np/2*(50+53)); sum(st, "sends") != ws || sum(st, "recvs") != wr {
 								t.Errorf("pipe: %d sends and %d receives served, want %d and %d:\n%s", sum(st, "sends"), sum(st, "recvs"), ws, wr, with.stderr)
 							}
 						case "coll", "threads":

@@ -60,6 +60,7 @@ static int recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
 	int64_t done;
 	if (rc == MPI_SUCCESS && pl_finish(s, comm, st, &prc, &done)) {
 		if (done > 0) count_recv(done);
+		else if (s->kind == PL_DDT) unpacked(&s->ti, 0, s->mem, s->cap, st, s->buf, s->count);
 		rc = prc;
 	} else if (s->kind == PL_DDT) {
 		unpacked(&s->ti, 0, s->mem, s->cap, st, s->buf, s->count);

@@ -334,6 +334,27 @@ int main(int argc, char **argv) {
 		free(a), free(b);
 	}
 
+	/* one instance larger than a packet: a receive of cnt records as one
+	   instance of a contiguous type of them (unpacked whole once all
+	   packets are in), and a send of it (not pipelined) */
+	{
+		long cnt = 5 * T / 12 + 3;
+		MPI_Datatype big;
+		MPI_Type_contiguous((int)cnt, rec, &big);
+		MPI_Type_commit(&big);
+		Rec *a = mk(sizeof(Rec) * cnt), *b = mk(sizeof(Rec) * cnt);
+		fillrec(a, cnt, rank_ + 80);
+		MPI_Sendrecv(a, (int)cnt, rec, peer, 80, b, 1, big, peer, 80, MPI_COMM_WORLD, &st);
+		checkrec("records into one big instance", b, cnt, cnt, peer + 80);
+		counts("records into one big instance", &st, big, 1, peer, 80);
+		memset(b, 0x55, sizeof(Rec) * cnt);
+		MPI_Sendrecv(a, 1, big, peer, 81, b, (int)cnt, rec, peer, 81, MPI_COMM_WORLD, &st);
+		checkrec("one big instance into records", b, cnt, cnt, peer + 80);
+		counts("one big instance into records", &st, rec, cnt, peer, 81);
+		MPI_Type_free(&big);
+		free(a), free(b);
+	}
+
 	/* a receive of a type ddt does not serve (built on an f90 type) gets a
 	   pipelined message: Recv, Irecv + Wait, Sendrecv */
 	{
@@ -342,8 +363,8 @@ int main(int argc, char **argv) {
 		long cnt = 3 * T / 8 + 11;
 		MPI_Type_vector((int)cnt, 1, 2, r8, &vr);
 		MPI_Type_commit(&vr);
-		MPI_Datatype vd; /* the same layout of doubles, served */
-		MPI_Type_vector((int)cnt, 1, 2, MPI_DOUBLE, &vd);
+		MPI_Datatype vd; /* the same layout of doubles, served: cnt instances */
+		MPI_Type_create_resized(MPI_DOUBLE, 0, 2 * sizeof(double), &vd);
 		MPI_Type_commit(&vd);
 		double *a = mk(sizeof(double) * 2 * cnt), *b = mk(sizeof(double) * 2 * cnt);
 		for (long i = 0; i < 2 * cnt; i++) a[i] = i + 0.5 + rank_;
@@ -351,16 +372,16 @@ int main(int argc, char **argv) {
 			for (long i = 0; i < 2 * cnt; i++) b[i] = -1;
 			if (round == 0) {
 				MPI_Request q;
-				MPI_Isend(a, 1, vd, peer, 70, MPI_COMM_WORLD, &q);
+				MPI_Isend(a, (int)cnt, vd, peer, 70, MPI_COMM_WORLD, &q);
 				MPI_Recv(b, 1, vr, peer, 70, MPI_COMM_WORLD, &st);
 				MPI_Wait(&q, MPI_STATUS_IGNORE);
 			} else if (round == 1) {
 				MPI_Request q[2];
 				MPI_Irecv(b, 1, vr, MPI_ANY_SOURCE, 71, MPI_COMM_WORLD, &q[0]);
-				MPI_Isend(a, 1, vd, peer, 71, MPI_COMM_WORLD, &q[1]);
+				MPI_Isend(a, (int)cnt, vd, peer, 71, MPI_COMM_WORLD, &q[1]);
 				MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
 			} else {
-				MPI_Sendrecv(a, 1, vd, peer, 72, b, 1, vr, peer, 72, MPI_COMM_WORLD, &st);
+				MPI_Sendrecv(a, (int)cnt, vd, peer, 72, b, 1, vr, peer, 72, MPI_COMM_WORLD, &st);
 			}
 			for (long i = 0; i < 2 * cnt; i++) {
 				double w = i % 2 ? -1 : i + 0.5 + peer;

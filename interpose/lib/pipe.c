@@ -125,10 +125,11 @@ static int pl_unpack(const ddt_tinfo *ti, void *buf, int64_t count, int64_t from
 // pl_whole reports whether packets of the given size are mostly whole
 // instances of a type of the given size, which ddt_pack and ddt_unpack
 // move with the type's generated code. A type whose instance is larger is
-// moved in packets by the range path of ddt's engines, which is up to 12x
-// slower than the generated code on irregular types (DDTBench
-// LAMMPS_full: 12.3x in 256 KiB ranges, SPECFEM3D_cm 3.0x, LAMMPS_atomic
-// 2.1x, NAS_MG_x 2.1x; 1.0x on vectors and subarrays); overlapping the
+// moved in packets by the range path of ddt's engines, which is several
+// times slower than the generated code on irregular types
+// (BenchmarkPacketRanges, 256 KiB ranges of the large DDTBench layouts:
+// SPECFEM3D_cm 6.7x, LAMMPS_full 6.5x, LAMMPS_atomic and SPECFEM3D_mt
+// 1.8x; about 1x on vectors and subarrays); overlapping the
 // packing with the transfer cannot win that back, so such messages are
 // not pipelined (sender) or are unpacked whole once all packets are in
 // (receiver).

@@ -255,7 +255,7 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 		if (PMPI_Isend(dst, (int)len, MPI_BYTE, dw, h.tag, pl_comm, &reqs[k]) != MPI_SUCCESS)
 			reqs[k] = MPI_REQUEST_NULL;
 		int flag;
-		PMPI_Testall(k + 1, reqs, &flag, MPI_STATUSES_IGNORE); // progress while packing
+		PMPI_Test(&reqs[k], &flag, MPI_STATUS_IGNORE); // progress while packing
 	}
 	atomic_fetch_add(&ddt_st.sends, 1);
 	atomic_fetch_add(&ddt_st.bytes, n);

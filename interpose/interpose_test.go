@@ -81,7 +81,7 @@ func setup(t *testing.T, m mpi) *build {
 			b.err = fmt.Errorf("build.sh %s: %v\n%s", m.name, err, out)
 			return
 		}
-		for _, p := range []string{"pack", "p2p", "coll", "err", "threads"} {
+		for _, p := range []string{"pack", "p2p", "coll", "err", "threads", "pipe"} {
 			out, err := exec.Command(m.mpicc, "-O1", "-pthread", "-o", filepath.Join(b.dir, p), filepath.Join("testdata", p+".c")).CombinedOutput()
 			if err != nil {
 				b.err = fmt.Errorf("%s %s.c: %v\n%s", m.mpicc, p, err, out)
@@ -185,7 +185,7 @@ func TestPrograms(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			b := setup(t, m)
 			for _, np := range []int{2, 4} {
-				for _, p := range []string{"pack", "p2p", "coll", "err", "threads"} {
+				for _, p := range []string{"pack", "p2p", "coll", "err", "threads", "pipe"} {
 					t.Run(fmt.Sprintf("%s-np%d", p, np), func(t *testing.T) {
 						prog := filepath.Join(b.dir, p)
 						plain := run(t, m, np, "", nil, prog)
@@ -238,6 +238,20 @@ func TestPrograms(t *testing.T) {
 								if s["sends"] != want || s["recvs"] != want {
 									t.Errorf("p2p: %d sends and %d receives served, want %d and %d:\n%s", s["sends"], s["recvs"], want, want, with.stderr)
 								}
+							}
+						case "pipe":
+							// every rank pipelines its large messages
+							// (pipe.c) and receives pipelined ones; the
+							// contiguous type is never staged: each pair
+							// counts 56+53 sends and 50+53 receives (the
+							// f90 type's three are MPI's)
+							for _, s := range st {
+								if s["pipelined"] < 40 {
+									t.Errorf("pipe: %d messages pipelined, want at least 40:\n%s", s["pipelined"], with.stderr)
+								}
+							}
+							if ws, wr := int64(np/2*(56+53)), int64(np/2*(50+53)); sum(st, "sends") != ws || sum(st, "recvs") != wr {
+								t.Errorf("pipe: %d sends and %d receives served, want %d and %d:\n%s", sum(st, "sends"), sum(st, "recvs"), ws, wr, with.stderr)
 							}
 						case "coll", "threads":
 							if sum(st, "sends") == 0 || sum(st, "recvs") == 0 {

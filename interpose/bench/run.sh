@@ -21,6 +21,11 @@
 # ping-pong round trip without / with, on messages of 64 KB and more.
 #
 # Environment: ROUNDS (2), GROUPS_ (harness prefixes, default all),
+# PACK (1; 0: the ping-pong only), PPHSIZES (harness sizes in the
+# ping-pong: SMLX), PPBEFORE (0; 1: the ping-pong also runs build m+ddt0,
+# the library without pipelining: LIB0_MPICH / LIB0_OPENMPI if set, a
+# library built before pipelining existed, else the same library with
+# DDT_MPI_PIPELINE=0),
 # PPGROUPS_ (ping-pong prefixes, default all), DDTBENCH (small,medium,large),
 # PPDDTSIZES (DDTBench sizes in the ping-pong: ML), PPREPS (its samples: 6),
 # MPIS ("mpich openmpi"), LIB_MPICH / LIB_OPENMPI (prebuilt libraries),
@@ -36,6 +41,9 @@ GROUPS_=${GROUPS_:-"L1 L2 L3 L4 L5 L6 L7 L8"}
 DDTBENCH=${DDTBENCH:-small,medium,large}
 PPDDTSIZES=${PPDDTSIZES:-ML} # DDTBench configurations in the ping-pong (small ones are < 64 KB)
 PPREPS=${PPREPS:-6}          # ping-pong samples per process
+PACK=${PACK:-1}
+PPHSIZES=${PPHSIZES:-SMLX}
+PPBEFORE=${PPBEFORE:-0}
 read -r -a MPIS <<< "${MPIS:-mpich openmpi}"
 OUT=${OUT:-"$HERE/results/$(date +%Y%m%d-%H%M%S)"}
 mkdir -p "$OUT/raw" "$OUT/build"
@@ -63,6 +71,12 @@ done
 BUILDS=()
 for m in "${MPIS[@]}"; do BUILDS+=("$m" "$m+ddt"); done
 NB=${#BUILDS[@]}
+PPBUILDS=()
+for m in "${MPIS[@]}"; do
+    PPBUILDS+=("$m" "$m+ddt")
+    [ "$PPBEFORE" = 1 ] && PPBUILDS+=("$m+ddt0")
+done
+NPB=${#PPBUILDS[@]}
 
 # run BUILD CMD...: the command with the build's MPI and, for +ddt, the library
 env_for() {
@@ -71,14 +85,22 @@ env_for() {
     if [ "$b" != "$m" ]; then echo "LD_PRELOAD=${!lv}"; fi
 }
 pp() {
-    local b=$1 m=${1%+ddt} lv=LIB_${1%+ddt}; shift
+    local b=$1 m=${1%%+*} lv=LIB_${1%%+*} lib; shift
+    lib=${!lv}
+    local -a vars=()
+    if [ "$b" = "$m+ddt0" ]; then
+        local l0=LIB0_${m^^}
+        if [ -n "${!l0:-}" ]; then lib=${!l0}; else vars+=(DDT_MPI_PIPELINE 0); fi
+    fi
+    [ "$b" != "$m" ] && vars+=(LD_PRELOAD "$lib")
+    local e=() i
     if [ "$m" = mpich ]; then
-        local e=(-genv BENCH_IMPL "$b")
-        [ "$b" != "$m" ] && e+=(-genv LD_PRELOAD "${!lv}")
+        e=(-genv BENCH_IMPL "$b")
+        for ((i = 0; i < ${#vars[@]}; i += 2)); do e+=(-genv "${vars[i]}" "${vars[i + 1]}"); done
         mpirun.mpich -np 2 "${e[@]}" "$@" </dev/null
     else
-        local e=(-x "BENCH_IMPL=$b")
-        [ "$b" != "$m" ] && e+=(-x "LD_PRELOAD=${!lv}")
+        e=(-x "BENCH_IMPL=$b")
+        for ((i = 0; i < ${#vars[@]}; i += 2)); do e+=(-x "${vars[i]}=${vars[i + 1]}"); done
         mpirun.openmpi --oversubscribe -np 2 "${e[@]}" "$@" </dev/null
     fi
 }
@@ -88,12 +110,21 @@ pp() {
     echo "ddt $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'); machine: nproc=$(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     echo "packages: $(dpkg-query -W -f='${Package} ${Version}\n' libmpich-dev libopenmpi-dev 2>/dev/null | paste -sd, | sed 's/,/, /g')"
     echo "method: ${ROUNDS} round(s), each build once per layout group per round (order rotated); per process median of 12 samples >= 2.5 ms"
-    echo "  (ping-pong: ${PPREPS} samples of >= 2.5 ms of round trips, DDTBench sizes ${PPDDTSIZES}); table: min over rounds"
+    echo "  (ping-pong: ${PPREPS} samples of >= 2.5 ms of round trips, harness sizes ${PPHSIZES}, DDTBench sizes ${PPDDTSIZES}); table: min over rounds"
+    if [ "$PPBEFORE" = 1 ]; then
+        if [ -n "${LIB0_MPICH:-}${LIB0_OPENMPI:-}" ]; then
+            echo "  ping-pong builds also m+ddt0: the library without pipelining: LIB0_MPICH=${LIB0_MPICH:-} LIB0_OPENMPI=${LIB0_OPENMPI:-}"
+        else
+            echo "  ping-pong builds also m+ddt0: the library with DDT_MPI_PIPELINE=0"
+        fi
+    fi
+    echo "  environment: DDT_MPI_PIPELINE=${DDT_MPI_PIPELINE:-default} DDT_MPI_PACKET=${DDT_MPI_PACKET:-default}"
 } > "$OUT/header.txt"
 
 gi=0
 for r in $(seq 1 "$ROUNDS"); do
     for g in $GROUPS_ $DBIDS; do
+        [ "$PACK" = 1 ] || break
         for ((j = 0; j < NB; j++)); do
             b=${BUILDS[$(( (gi + j) % NB ))]}
             m=${b%+ddt}
@@ -108,12 +139,12 @@ for r in $(seq 1 "$ROUNDS"); do
         gi=$((gi + 1))
     done
     for g in $PPGROUPS_; do
-        for ((j = 0; j < NB; j++)); do
-            b=${BUILDS[$(( (gi + j) % NB ))]}
+        for ((j = 0; j < NPB; j++)); do
+            b=${PPBUILDS[$(( (gi + j) % NPB ))]}
             echo "round $r/$ROUNDS ping-pong $g $b" >&2
-            sz=SMLX
+            sz=$PPHSIZES
             [[ "$g" =~ ^L[0-9] ]] || sz=$PPDDTSIZES
-            pp "$b" "$B/ddtpp_${b%+ddt}" -m pp -f "$g" -s "$sz" -r "$PPREPS" 2>>"$OUT/raw/err" | grep '^P' >> "$OUT/raw/pp-$b.r$r.tsv" || true
+            pp "$b" "$B/ddtpp_${b%%+*}" -m pp -f "$g" -s "$sz" -r "$PPREPS" 2>>"$OUT/raw/err" | grep '^P' >> "$OUT/raw/pp-$b.r$r.tsv" || true
         done
         gi=$((gi + 1))
     done
@@ -123,13 +154,15 @@ END=$(date +%s)
 {
     cat "$OUT/header.txt"
     echo
-    echo "-- 1. anchors harness layouts (mpipack.c), times in µs per call, MB/s of packed data"
-    awk -v ratios="$OUT/ratios.tsv" -f "$HARNESS/report.awk" "$OUT"/raw/mpich*.tsv "$OUT"/raw/openmpi*.tsv
-    echo
-    echo "-- 2. DDTBench layouts (ddtpp -m pack)"
-    awk -v ratios="$OUT/ratios-db.tsv" -f "$HARNESS/report.awk" "$OUT"/raw/db-*.tsv
-    echo
+    if [ "$PACK" = 1 ]; then
+        echo "-- 1. anchors harness layouts (mpipack.c), times in µs per call, MB/s of packed data"
+        awk -v ratios="$OUT/ratios.tsv" -f "$HARNESS/report.awk" "$OUT"/raw/mpich*.tsv "$OUT"/raw/openmpi*.tsv
+        echo
+        echo "-- 2. DDTBench layouts (ddtpp -m pack)"
+        awk -v ratios="$OUT/ratios-db.tsv" -f "$HARNESS/report.awk" "$OUT"/raw/db-*.tsv
+        echo
+    fi
     echo "-- summary: without / with the library (> 1: faster with it), min over rounds"
-    awk -f "$HERE/summary.awk" "$OUT"/raw/mpich*.tsv "$OUT"/raw/openmpi*.tsv "$OUT"/raw/db-*.tsv "$OUT"/raw/pp-*.tsv
+    awk -f "$HERE/summary.awk" $(ls "$OUT"/raw/*.tsv)
     echo "run: $((END - START)) s wall; loadavg before $LOAD0, after $(cut -d' ' -f1-3 /proc/loadavg); raw data: $OUT"
 } | tee "$OUT/table.txt"

@@ -12,13 +12,13 @@
 #include <string.h>
 
 static void count_send(int64_t n) {
-	atomic_fetch_add(&ddt_st.sends, 1);
-	atomic_fetch_add(&ddt_st.bytes, n);
+	DDT_COUNT(sends, 1);
+	DDT_COUNT(bytes, n);
 }
 
 static void count_recv(int64_t n) {
-	atomic_fetch_add(&ddt_st.recvs, 1);
-	atomic_fetch_add(&ddt_st.bytes, n);
+	DDT_COUNT(recvs, 1);
+	DDT_COUNT(bytes, n);
 }
 
 // packed returns a staging buffer with count instances at buf packed, or
@@ -50,6 +50,33 @@ static void unpacked(const ddt_tinfo *ti, int32_t pin, void *tmp, int64_t n, con
 		count_recv(got);
 }
 
+// recvd completes a receive into s (a staging buffer ddt unpacks, or the
+// user's memory) whose first message arrived with return code rc and
+// status *st: a pipelined message (pipe.c) is received whole and *st
+// counts all of it. It returns the call's return code.
+static int recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
+	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) return rc;
+	int prc;
+	int64_t done;
+	if (rc == MPI_SUCCESS && pl_finish(s, comm, st, &prc, &done)) {
+		if (done > 0) count_recv(done);
+		else if (s->kind == PL_DDT) unpacked(&s->ti, 0, s->mem, s->cap, st, s->buf, s->count);
+		rc = prc;
+	} else if (s->kind == PL_DDT) {
+		unpacked(&s->ti, 0, s->mem, s->cap, st, s->buf, s->count);
+	}
+	if (s->kind == PL_MPI) pl_unpack_mpi(s, status_bytes(st));
+	pl_progress(0);
+	return rc;
+}
+
+// ddtsink describes a staged receive of count instances of ti at buf into tmp (n bytes).
+static pl_sink ddtsink(const ddt_tinfo *ti, void *tmp, int64_t n, void *buf, int64_t count) {
+	pl_sink s;
+	s.kind = PL_DDT, s.mem = tmp, s.cap = n, s.ti = *ti, s.buf = buf, s.count = count;
+	return s;
+}
+
 static int small(int64_t n) { return n <= INT_MAX; }
 static int intra(MPI_Comm comm, int *rank, int *size);
 
@@ -64,6 +91,11 @@ typedef struct pend {
 	void *buf;
 	int64_t count;
 	int32_t pin;
+	pl_sink sink;  // a receive: where its bytes land (sink.kind 0: a send)
+	MPI_Comm comm; // a receive's communicator (MPI_COMM_NULL: unknown)
+	int ovr;       // a receive served from a held message: its status
+	int osource, otag;
+	int64_t on;
 } pend;
 
 #define NBUCKET 4096
@@ -115,19 +147,42 @@ static pend *pnew(int recv, int persistent, const ddt_tinfo *ti, void *tmp, int6
 	if (!p) return NULL;
 	p->recv = recv, p->persistent = persistent, p->active = !persistent;
 	p->tmp = tmp, p->n = n, p->buf = (void *)buf, p->count = count;
+	p->comm = MPI_COMM_NULL;
 	p->pin = ddtgoPin(ti->pin);
 	if (p->pin < 0) {
 		free(p);
 		return NULL;
 	}
+	if (recv) {
+		p->sink = ddtsink(ti, tmp, n, (void *)buf, count);
+		p->sink.ti.pin = p->pin;
+		p->sink.ti.key = 0; // the handle may be freed and reused while pending
+	}
 	return p;
 }
 
-static void finish(pend *p, const MPI_Status *st) {
+// prawnew records a receive that MPI takes into the user's memory and that
+// may get a pipelined message (sink from pl_raw).
+static pend *prawnew(int persistent, const pl_sink *sink, MPI_Comm comm) {
+	pend *p = calloc(1, sizeof *p);
+	if (!p) return NULL;
+	p->recv = 1, p->persistent = persistent, p->active = !persistent;
+	p->pin = -1;
+	p->sink = *sink;
+	p->comm = comm;
+	if (sink->kind == PL_MPI) p->tmp = sink->mem, p->n = sink->cap; // released with the record
+	return p;
+}
+
+static void finish(pend *p, MPI_Status *st) {
 	if (p->recv && p->active) {
 		int cancelled = 0;
 		PMPI_Test_cancelled(st, &cancelled);
-		if (!cancelled) unpacked(NULL, p->pin, p->tmp, p->n, st, p->buf, p->count);
+		if (!cancelled) recvd(&p->sink, p->comm, MPI_SUCCESS, st);
+		if (p->ovr) {
+			st->MPI_SOURCE = p->osource, st->MPI_TAG = p->otag;
+			PMPI_Status_set_elements_x(st, MPI_BYTE, p->on);
+		}
 	}
 	p->active = 0;
 }
@@ -147,7 +202,7 @@ static pend *claim(MPI_Request r) {
 // settle finishes the claimed record p of request old once MPI completed
 // it (completed, status st; now is the handle MPI left, MPI_REQUEST_NULL
 // for a freed request), or puts it back.
-static void settle(pend *p, MPI_Request old, MPI_Request now, int completed, const MPI_Status *st) {
+static void settle(pend *p, MPI_Request old, MPI_Request now, int completed, MPI_Status *st) {
 	if (!p) return;
 	if (!p->persistent) {
 		if (completed && now == MPI_REQUEST_NULL) {
@@ -174,6 +229,7 @@ static atomic_long norphans;
 static pthread_mutex_t olock = PTHREAD_MUTEX_INITIALIZER;
 
 static void reap(int wait) {
+	pl_progress(0);
 	if (atomic_load(&norphans) == 0) return;
 	pthread_mutex_lock(&olock);
 	for (orphan **q = &orphans; *q;) {
@@ -281,7 +337,7 @@ static int claim_all(claims *c, int n, MPI_Request reqs[]) {
 }
 
 // settle_one settles request i as completed with status st.
-static void settle_one(claims *c, MPI_Request reqs[], int i, const MPI_Status *st) {
+static void settle_one(claims *c, MPI_Request reqs[], int i, MPI_Status *st) {
 	if (i < 0 || i >= c->n || c->done[i]) return;
 	settle(c->p[i], c->old[i], reqs[i], 1, st);
 	c->done[i] = 1;
@@ -398,106 +454,255 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], 
 }
 
 // ---- point-to-point -------------------------------------------------------
+//
+// A message of a served, non-contiguous type is packed by ddt and travels as
+// bytes; one of more than DDT_MPI_PIPELINE packed bytes travels in packets
+// (pipe.c; MODE is pl_send's mode, 0 for the buffered sends, which are
+// never pipelined). Every receive that could get a pipelined message
+// (pl_candidate, pl_raw) completes through recvd.
 
-#define SENDLIKE(NAME)                                                                                  \
+// deliver gives the held message h (pipe.c) to a receive of count
+// instances of datatype at buf, and releases it.
+static int deliver(held *h, void *buf, int64_t count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status) {
+	ddt_tinfo ti;
+	int64_t n, cap = 0;
+	MPI_Count size = 0, lb, ext, tlb, text;
+	if (ddt_staged(datatype, count, &ti, &n)) {
+		cap = n;
+		int64_t k = h->n < n ? h->n : n;
+		if (k > 0 && ddt_unpack(&ti, h->data, k, buf, count) >= 0) count_recv(k);
+	} else if (count > 0 && PMPI_Type_size_x(datatype, &size) == MPI_SUCCESS && size > 0 &&
+		   size != MPI_UNDEFINED && count <= INT64_MAX / size) {
+		cap = count * size;
+		int64_t k = h->n < cap ? h->n : cap;
+		if (PMPI_Type_get_true_extent_x(datatype, &tlb, &text) == MPI_SUCCESS && text == size &&
+			(count == 1 || (PMPI_Type_get_extent_x(datatype, &lb, &ext) == MPI_SUCCESS && ext == size))) {
+			memcpy((char *)buf + tlb, h->data, (size_t)k);
+		} else {
+			int pos = 0;
+			PMPI_Unpack(h->data, (int)k, &pos, buf, (int)count, datatype, comm);
+		}
+	}
+	MPI_Status st;
+	pl_hstatus(h, &st);
+	int rc = MPI_SUCCESS;
+	if (h->n > cap) {
+		PMPI_Status_set_elements_x(&st, MPI_BYTE, cap);
+		PMPI_Comm_call_errhandler(comm, MPI_ERR_TRUNCATE);
+		rc = MPI_ERR_TRUNCATE;
+	}
+	if (status != MPI_STATUS_IGNORE) *status = st;
+	pl_release(h);
+	return rc;
+}
+
+// ideliver gives the held message h to a non-blocking receive: the
+// request, a receive from MPI_PROC_NULL, is complete at once and its
+// completion call reports h's status.
+static int ideliver(held *h, void *buf, int64_t count, MPI_Datatype datatype, MPI_Comm comm, MPI_Request *request) {
+	pend *p = calloc(1, sizeof *p);
+	MPI_Status st;
+	if (!p) return -1;
+	int rc = deliver(h, buf, count, datatype, comm, &st);
+	p->recv = 1, p->active = 1, p->pin = -1, p->comm = MPI_COMM_NULL;
+	p->ovr = 1, p->osource = st.MPI_SOURCE, p->otag = st.MPI_TAG;
+	MPI_Count c = 0;
+	PMPI_Get_elements_x(&st, MPI_BYTE, &c);
+	p->on = c;
+	int rc2 = PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request);
+	if (rc2 != MPI_SUCCESS) {
+		free(p);
+		return rc2;
+	}
+	preg(*request, p);
+	return rc;
+}
+
+#define SENDLIKE(NAME, MODE)                                                                            \
 	int MPI_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { \
 		ddt_tinfo ti;                                                                                   \
 		int64_t n;                                                                                      \
 		void *tmp;                                                                                      \
-		if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = packed(&ti, buf, count, n))) {   \
-			int rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, dest, tag, comm);                               \
-			ddt_buf_put(tmp, n);                                                                        \
-			return rc;                                                                                  \
+		if (ddt_staged(datatype, count, &ti, &n)) {                                                     \
+			int rc;                                                                                     \
+			if (MODE && pl_send(MODE, &ti, buf, count, n, dest, tag, comm, NULL, NULL, &rc)) return rc; \
+			if (small(n) && (tmp = packed(&ti, buf, count, n))) {                                       \
+				rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, dest, tag, comm);                               \
+				ddt_buf_put(tmp, n);                                                                    \
+				return rc;                                                                              \
+			}                                                                                           \
 		}                                                                                               \
 		return PMPI_##NAME(buf, count, datatype, dest, tag, comm);                                      \
 	}
-SENDLIKE(Send)
-SENDLIKE(Ssend)
-SENDLIKE(Rsend)
-SENDLIKE(Bsend)
+SENDLIKE(Send, 'S')
+SENDLIKE(Ssend, 's')
+SENDLIKE(Rsend, 'r')
+SENDLIKE(Bsend, 0)
 
-#define ISENDLIKE(NAME)                                                                                    \
+// isend_pl sends a pipelined message for a non-blocking send: the request
+// is packet 0's, whose staging its record releases.
+static int isend_pl(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
+	MPI_Comm comm, MPI_Request *request, int *rc) {
+	if (!mode || pl_comm == MPI_COMM_NULL || n <= pl_threshold) return 0;
+	pend *p = pnew(0, 0, ti, NULL, PL_L0, buf, count);
+	if (!p) return 0;
+	void *p0 = NULL;
+	if (!pl_send(mode, ti, buf, count, n, dest, tag, comm, request, &p0, rc)) {
+		prelease(p);
+		return 0;
+	}
+	p->tmp = p0;
+	if (*rc == MPI_SUCCESS) preg(*request, p);
+	else prelease(p);
+	return 1;
+}
+
+#define ISENDLIKE(NAME, MODE)                                                                              \
 	int MPI_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,     \
 		MPI_Request *request) {                                                                            \
 		ddt_tinfo ti;                                                                                      \
 		int64_t n;                                                                                         \
 		void *tmp;                                                                                         \
 		reap(0);                                                                                           \
-		if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = packed(&ti, buf, count, n))) { \
-			pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                                 \
-			if (p) {                                                                                       \
-				int rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, dest, tag, comm, request);                     \
-				if (rc == MPI_SUCCESS) preg(*request, p);                                                  \
-				else prelease(p);                                                                          \
-				return rc;                                                                                 \
+		if (request && ddt_staged(datatype, count, &ti, &n)) {                                             \
+			int rc;                                                                                        \
+			if (isend_pl(MODE, &ti, buf, count, n, dest, tag, comm, request, &rc)) return rc;              \
+			if (small(n) && (tmp = packed(&ti, buf, count, n))) {                                          \
+				pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                             \
+				if (p) {                                                                                   \
+					rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, dest, tag, comm, request);                     \
+					if (rc == MPI_SUCCESS) preg(*request, p);                                              \
+					else prelease(p);                                                                      \
+					return rc;                                                                             \
+				}                                                                                          \
+				ddt_buf_put(tmp, n);                                                                       \
 			}                                                                                              \
-			ddt_buf_put(tmp, n);                                                                           \
 		}                                                                                                  \
 		return PMPI_##NAME(buf, count, datatype, dest, tag, comm, request);                                \
 	}
-ISENDLIKE(Isend)
-ISENDLIKE(Issend)
-ISENDLIKE(Irsend)
-ISENDLIKE(Ibsend)
+ISENDLIKE(Isend, 'S')
+ISENDLIKE(Issend, 's')
+ISENDLIKE(Irsend, 'r')
+ISENDLIKE(Ibsend, 0)
+
+// recv_raw receives into the user's memory with MPI (the type is not
+// staged), through recvd when a pipelined message could arrive.
+static int recv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	MPI_Status *status, int large) {
+	pl_sink s;
+	if (!pl_raw(buf, count, datatype, &s)) {
+#if MPI_VERSION >= 4
+		if (large) return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+#endif
+		return PMPI_Recv(buf, (int)count, datatype, source, tag, comm, status);
+	}
+	MPI_Status st;
+	int rc;
+	void *b = pl_rbuf(&s, buf);
+	int64_t c = pl_rcount(&s, count);
+	MPI_Datatype t = pl_rtype(&s, datatype);
+#if MPI_VERSION >= 4
+	if (large) rc = PMPI_Recv_c(b, c, t, source, tag, comm, &st);
+	else
+#endif
+		rc = PMPI_Recv(b, (int)c, t, source, tag, comm, &st);
+	rc = recvd(&s, comm, rc, &st);
+	pl_sink_free(&s);
+	if (status != MPI_STATUS_IGNORE) *status = st;
+	return rc;
+}
+
+// irecv_raw is recv_raw's non-blocking form: a receive that could get a
+// pipelined message is recorded for its completion call.
+static int irecv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	MPI_Request *request, int large) {
+	pl_sink s;
+	pend *p = NULL;
+	if (request && pl_raw(buf, count, datatype, &s) && !(p = prawnew(0, &s, comm))) pl_sink_free(&s);
+	int rc;
+	void *b = p ? pl_rbuf(&s, buf) : buf;
+	int64_t c = p ? pl_rcount(&s, count) : count;
+	MPI_Datatype t = p ? pl_rtype(&s, datatype) : datatype;
+#if MPI_VERSION >= 4
+	if (large) rc = PMPI_Irecv_c(b, c, t, source, tag, comm, request);
+	else
+#endif
+		rc = PMPI_Irecv(b, (int)c, t, source, tag, comm, request);
+	if (p) {
+		if (rc == MPI_SUCCESS) preg(*request, p);
+		else prelease(p);
+	}
+	return rc;
+}
 
 #if MPI_VERSION >= 4
 // The large-count forms (MPI-4): the staged bytes may exceed 2^31-1.
-#define SENDLIKE_C(NAME)                                                                                   \
+#define SENDLIKE_C(NAME, MODE)                                                                             \
 	int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,          \
 		MPI_Comm comm) {                                                                                    \
 		ddt_tinfo ti;                                                                                       \
 		int64_t n;                                                                                          \
 		void *tmp;                                                                                          \
-		if (ddt_staged(datatype, count, &ti, &n) && (tmp = packed(&ti, buf, count, n))) {                   \
-			int rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm);                                    \
-			ddt_buf_put(tmp, n);                                                                            \
-			return rc;                                                                                      \
+		if (ddt_staged(datatype, count, &ti, &n)) {                                                         \
+			int rc;                                                                                         \
+			if (MODE && pl_send(MODE, &ti, buf, count, n, dest, tag, comm, NULL, NULL, &rc)) return rc;     \
+			if ((tmp = packed(&ti, buf, count, n))) {                                                       \
+				rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm);                                    \
+				ddt_buf_put(tmp, n);                                                                        \
+				return rc;                                                                                  \
+			}                                                                                               \
 		}                                                                                                   \
 		return PMPI_##NAME##_c(buf, count, datatype, dest, tag, comm);                                      \
 	}
-SENDLIKE_C(Send)
-SENDLIKE_C(Ssend)
-SENDLIKE_C(Rsend)
-SENDLIKE_C(Bsend)
+SENDLIKE_C(Send, 'S')
+SENDLIKE_C(Ssend, 's')
+SENDLIKE_C(Rsend, 'r')
+SENDLIKE_C(Bsend, 0)
 
-#define ISENDLIKE_C(NAME)                                                                                  \
+#define ISENDLIKE_C(NAME, MODE)                                                                            \
 	int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,          \
 		MPI_Comm comm, MPI_Request *request) {                                                              \
 		ddt_tinfo ti;                                                                                       \
 		int64_t n;                                                                                          \
 		void *tmp;                                                                                          \
 		reap(0);                                                                                            \
-		if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = packed(&ti, buf, count, n))) {        \
-			pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                                  \
-			if (p) {                                                                                        \
-				int rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm, request);                       \
-				if (rc == MPI_SUCCESS) preg(*request, p);                                                   \
-				else prelease(p);                                                                           \
-				return rc;                                                                                  \
+		if (request && ddt_staged(datatype, count, &ti, &n)) {                                              \
+			int rc;                                                                                         \
+			if (isend_pl(MODE, &ti, buf, count, n, dest, tag, comm, request, &rc)) return rc;               \
+			if ((tmp = packed(&ti, buf, count, n))) {                                                       \
+				pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                              \
+				if (p) {                                                                                    \
+					rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm, request);                       \
+					if (rc == MPI_SUCCESS) preg(*request, p);                                               \
+					else prelease(p);                                                                       \
+					return rc;                                                                              \
+				}                                                                                           \
+				ddt_buf_put(tmp, n);                                                                        \
 			}                                                                                               \
-			ddt_buf_put(tmp, n);                                                                            \
 		}                                                                                                   \
 		return PMPI_##NAME##_c(buf, count, datatype, dest, tag, comm, request);                             \
 	}
-ISENDLIKE_C(Isend)
-ISENDLIKE_C(Issend)
-ISENDLIKE_C(Irsend)
-ISENDLIKE_C(Ibsend)
+ISENDLIKE_C(Isend, 'S')
+ISENDLIKE_C(Issend, 's')
+ISENDLIKE_C(Irsend, 'r')
+ISENDLIKE_C(Ibsend, 0)
 
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	MPI_Status *status) {
 	ddt_tinfo ti;
 	int64_t n;
 	void *tmp;
+	held *h;
+	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
 	if (ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
-		int rc = PMPI_Recv_c(tmp, n, MPI_BYTE, source, tag, comm, &st);
-		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, tmp, n, &st, buf, count);
+		pl_sink s = ddtsink(&ti, tmp, n, buf, count);
+		int rc = recvd(&s, comm, PMPI_Recv_c(tmp, n, MPI_BYTE, source, tag, comm, &st), &st);
 		ddt_buf_put(tmp, n);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
 	}
-	return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+	return recv_raw(buf, count, datatype, source, tag, comm, status, 1);
 }
 
 int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -506,9 +711,19 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 	int64_t n;
 	void *tmp;
 	reap(0);
+	held *h;
+	if (request && pl_holding() && (h = pl_take(comm, source, tag, 1))) {
+		int rc = ideliver(h, buf, count, datatype, comm, request);
+		if (rc != -1) return rc;
+		// out of memory: deliver in a blocking way instead
+		return deliver(h, buf, count, datatype, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS
+			? PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request)
+			: MPI_ERR_TRUNCATE;
+	}
 	if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
+			p->comm = comm;
 			int rc = PMPI_Irecv_c(tmp, n, MPI_BYTE, source, tag, comm, request);
 			if (rc == MPI_SUCCESS) preg(*request, p);
 			else prelease(p);
@@ -516,7 +731,7 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 		}
 		ddt_buf_put(tmp, n);
 	}
-	return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+	return irecv_raw(buf, count, datatype, source, tag, comm, request, 1);
 }
 
 int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -543,15 +758,17 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	ddt_tinfo ti;
 	int64_t n;
 	void *tmp;
+	held *h;
+	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
-		int rc = PMPI_Recv(tmp, (int)n, MPI_BYTE, source, tag, comm, &st);
-		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, tmp, n, &st, buf, count);
+		pl_sink s = ddtsink(&ti, tmp, n, buf, count);
+		int rc = recvd(&s, comm, PMPI_Recv(tmp, (int)n, MPI_BYTE, source, tag, comm, &st), &st);
 		ddt_buf_put(tmp, n);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
 	}
-	return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+	return recv_raw(buf, count, datatype, source, tag, comm, status, 0);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -560,9 +777,19 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	int64_t n;
 	void *tmp;
 	reap(0);
+	held *h;
+	if (request && pl_holding() && (h = pl_take(comm, source, tag, 1))) {
+		int rc = ideliver(h, buf, count, datatype, comm, request);
+		if (rc != -1) return rc;
+		// out of memory: deliver in a blocking way instead
+		return deliver(h, buf, count, datatype, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS
+			? PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request)
+			: MPI_ERR_TRUNCATE;
+	}
 	if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
+			p->comm = comm;
 			int rc = PMPI_Irecv(tmp, (int)n, MPI_BYTE, source, tag, comm, request);
 			if (rc == MPI_SUCCESS) preg(*request, p);
 			else prelease(p);
@@ -570,18 +797,32 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		}
 		ddt_buf_put(tmp, n);
 	}
-	return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+	return irecv_raw(buf, count, datatype, source, tag, comm, request, 0);
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) {
 	ddt_tinfo ti;
 	int64_t n;
 	void *tmp;
+	pl_sink s;
+	MPI_Status st;
+	held *h;
+	if (message && pl_holding() && (h = pl_mheld(*message))) {
+		MPI_Comm c = h->comm;
+		*message = MPI_MESSAGE_NULL;
+		return deliver(h, buf, count, datatype, c, status);
+	}
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
-		MPI_Status st;
-		int rc = PMPI_Mrecv(tmp, (int)n, MPI_BYTE, message, &st);
-		if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, tmp, n, &st, buf, count);
+		s = ddtsink(&ti, tmp, n, buf, count);
+		int rc = recvd(&s, MPI_COMM_NULL, PMPI_Mrecv(tmp, (int)n, MPI_BYTE, message, &st), &st);
 		ddt_buf_put(tmp, n);
+		if (status != MPI_STATUS_IGNORE) *status = st;
+		return rc;
+	}
+	if (pl_raw(buf, count, datatype, &s)) {
+		int rc = PMPI_Mrecv(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), message, &st);
+		rc = recvd(&s, MPI_COMM_NULL, rc, &st);
+		pl_sink_free(&s);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
 	}
@@ -592,6 +833,16 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	ddt_tinfo ti;
 	int64_t n;
 	void *tmp;
+	held *h;
+	if (message && request && pl_holding() && (h = pl_mheld(*message))) {
+		MPI_Comm c = h->comm;
+		*message = MPI_MESSAGE_NULL;
+		int rc = ideliver(h, buf, count, datatype, c, request);
+		if (rc != -1) return rc;
+		return deliver(h, buf, count, datatype, c, MPI_STATUS_IGNORE) == MPI_SUCCESS
+			? PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request)
+			: MPI_ERR_TRUNCATE;
+	}
 	if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
@@ -602,34 +853,78 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 		}
 		ddt_buf_put(tmp, n);
 	}
-	return PMPI_Imrecv(buf, count, datatype, message, request);
+	pl_sink s;
+	pend *p = NULL;
+	if (request && pl_raw(buf, count, datatype, &s) && !(p = prawnew(0, &s, MPI_COMM_NULL))) pl_sink_free(&s);
+	int rc = p ? PMPI_Imrecv(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), message, request)
+		   : PMPI_Imrecv(buf, count, datatype, message, request);
+	if (p) {
+		if (rc == MPI_SUCCESS) preg(*request, p);
+		else prelease(p);
+	}
+	return rc;
 }
 
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-	int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+// sendrecv is MPI_Sendrecv's body; replace: the receive goes into the
+// send's buffer (Sendrecv_replace), which is packed whole first.
+static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+	void *recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+	MPI_Status *status) {
+	held *h;
+	if (pl_holding() && (h = pl_take(comm, source, recvtag, 1))) {
+		int rc = MPI_Send(sendbuf, (int)sendcount, sendtype, dest, sendtag, comm);
+		int rc2 = deliver(h, recvbuf, recvcount, recvtype, comm, status);
+		return rc != MPI_SUCCESS ? rc : rc2;
+	}
 	ddt_tinfo sti, rti;
 	int64_t sn = 0, rn = 0;
-	int ss = ddt_staged(sendtype, sendcount, &sti, &sn) && small(sn);
+	int ss = ddt_staged(sendtype, sendcount, &sti, &sn);
 	int rs = ddt_staged(recvtype, recvcount, &rti, &rn) && small(rn);
-	if (!ss && !rs)
-		return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-			recvtag, comm, status);
-	void *stmp = ss ? packed(&sti, sendbuf, sendcount, sn) : NULL;
-	void *rtmp = rs ? ddt_buf_get(rn) : NULL;
-	if ((ss && !stmp) || (rs && !rtmp)) {
-		ddt_buf_put(stmp, sn);
-		ddt_buf_put(rtmp, rn);
-		return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-			recvtag, comm, status);
+	pl_sink s;
+	int rraw = !rs && pl_raw(recvbuf, recvcount, recvtype, &s);
+	MPI_Request r0 = MPI_REQUEST_NULL;
+	void *p0 = NULL, *stmp = NULL, *rtmp = NULL;
+	int rc, pipe = 0;
+	if (ss && pl_send('S', &sti, sendbuf, sendcount, sn, dest, sendtag, comm, &r0, &p0, &rc)) {
+		if (rc != MPI_SUCCESS) {
+			if (rraw) pl_sink_free(&s);
+			return rc;
+		}
+		pipe = 1;
 	}
+	if (!pipe && ss && !small(sn)) ss = 0;
+	if (!ss && !rs && !rraw && !pipe)
+		return PMPI_Sendrecv(sendbuf, (int)sendcount, sendtype, dest, sendtag, recvbuf, (int)recvcount, recvtype,
+			source, recvtag, comm, status);
+	if (!pipe && ss && !(stmp = packed(&sti, sendbuf, sendcount, sn))) ss = 0;
+	if (rs && !(rtmp = ddt_buf_get(rn))) rs = 0;
+	if (rs) s = ddtsink(&rti, rtmp, rn, recvbuf, recvcount);
 	MPI_Status st;
-	int rc = PMPI_Sendrecv(ss ? stmp : sendbuf, ss ? (int)sn : sendcount, ss ? MPI_BYTE : sendtype, dest, sendtag,
-		rs ? rtmp : recvbuf, rs ? (int)rn : recvcount, rs ? MPI_BYTE : recvtype, source, recvtag, comm, &st);
-	if (rs && (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)) unpacked(&rti, 0, rtmp, rn, &st, recvbuf, recvcount);
+	// where the receive lands: staged for ddt, or as pl_raw says, or the user's
+	void *rb = rs ? rtmp : rraw ? pl_rbuf(&s, recvbuf) : recvbuf;
+	int rc_ = rs ? (int)rn : rraw ? (int)pl_rcount(&s, recvcount) : (int)recvcount;
+	MPI_Datatype rt = rs ? MPI_BYTE : rraw ? pl_rtype(&s, recvtype) : recvtype;
+	if (pipe) { // packet 0 is on its way: receive, then wait for it
+		rc = PMPI_Recv(rb, rc_, rt, source, recvtag, comm, &st);
+		int wrc = PMPI_Wait(&r0, MPI_STATUS_IGNORE);
+		ddt_buf_put(p0, PL_L0);
+		if (rc == MPI_SUCCESS) rc = wrc;
+	} else {
+		rc = PMPI_Sendrecv(ss ? stmp : sendbuf, ss ? (int)sn : (int)sendcount, ss ? MPI_BYTE : sendtype, dest,
+			sendtag, rb, rc_, rt, source, recvtag, comm, &st);
+	}
+	if (rs || rraw) rc = recvd(&s, comm, rc, &st);
+	if (rraw) pl_sink_free(&s);
 	ddt_buf_put(stmp, sn);
 	ddt_buf_put(rtmp, rn);
 	if (status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+	int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+	return sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+		comm, status);
 }
 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
@@ -637,12 +932,34 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	ddt_tinfo ti;
 	int64_t n;
 	void *stmp, *rtmp;
+	int rc;
+	held *h;
+	if (pl_holding() && (h = pl_take(comm, source, recvtag, 1))) {
+		rc = MPI_Send(buf, count, datatype, dest, sendtag, comm);
+		int rc2 = deliver(h, buf, count, datatype, comm, status);
+		return rc != MPI_SUCCESS ? rc : rc2;
+	}
+	MPI_Request r0;
+	void *p0;
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (rtmp = ddt_buf_get(n))) {
+		MPI_Status st;
+		pl_sink s = ddtsink(&ti, rtmp, n, buf, count);
+		if (pl_send('S', &ti, buf, count, n, dest, sendtag, comm, &r0, &p0, &rc)) {
+			// every packet is packed: buf may take the receive
+			if (rc == MPI_SUCCESS) {
+				rc = recvd(&s, comm, PMPI_Recv(rtmp, (int)n, MPI_BYTE, source, recvtag, comm, &st), &st);
+				int wrc = PMPI_Wait(&r0, MPI_STATUS_IGNORE);
+				ddt_buf_put(p0, PL_L0);
+				if (rc == MPI_SUCCESS) rc = wrc;
+				if (status != MPI_STATUS_IGNORE) *status = st;
+			}
+			ddt_buf_put(rtmp, n);
+			return rc;
+		}
 		if ((stmp = packed(&ti, buf, count, n))) {
-			MPI_Status st;
-			int rc = PMPI_Sendrecv(stmp, (int)n, MPI_BYTE, dest, sendtag, rtmp, (int)n, MPI_BYTE, source,
-				recvtag, comm, &st);
-			if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) unpacked(&ti, 0, rtmp, n, &st, buf, count);
+			rc = PMPI_Sendrecv(stmp, (int)n, MPI_BYTE, dest, sendtag, rtmp, (int)n, MPI_BYTE, source, recvtag,
+				comm, &st);
+			rc = recvd(&s, comm, rc, &st);
 			ddt_buf_put(stmp, n);
 			ddt_buf_put(rtmp, n);
 			if (status != MPI_STATUS_IGNORE) *status = st;
@@ -654,6 +971,23 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 }
 
 // ---- persistent requests --------------------------------------------------
+
+// recv_init_raw makes a persistent receive that MPI takes into the user's
+// memory, recorded when it could get a pipelined message.
+static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	MPI_Request *request) {
+	pl_sink s;
+	pend *p = NULL;
+	if (request && pl_raw(buf, count, datatype, &s) && !(p = prawnew(1, &s, comm))) pl_sink_free(&s);
+	int rc = p ? PMPI_Recv_init(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), source, tag,
+			     comm, request)
+		   : PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+	if (p) {
+		if (rc == MPI_SUCCESS) preg(*request, p);
+		else prelease(p);
+	}
+	return rc;
+}
 
 #define INITLIKE(NAME, RECV, CONSTBUF)                                                                       \
 	int MPI_##NAME(CONSTBUF void *buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,     \
@@ -671,6 +1005,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 			}                                                                                                \
 			ddt_buf_put(tmp, n);                                                                             \
 		}                                                                                                    \
+		if (RECV) return recv_init_raw((void *)buf, count, datatype, peer, tag, comm, request);             \
 		return PMPI_##NAME(buf, count, datatype, peer, tag, comm, request);                                  \
 	}
 INITLIKE(Send_init, 0, const)

@@ -432,3 +432,62 @@ func ddtgoExtUnpack(pin C.int32_t, src unsafe.Pointer, n C.int64_t, dst unsafe.P
 	}
 	return C.int64_t(k)
 }
+
+// ddtgoPackRange packs bytes [from, from+n) of the packed stream of count
+// instances at src into dst and returns n, or -1 (the pipeline's packets,
+// pipe.c, start and end at any byte).
+//
+//export ddtgoPackRange
+func ddtgoPackRange(pin C.int32_t, src unsafe.Pointer, count C.int64_t, from C.int64_t, dst unsafe.Pointer, n C.int64_t) (k C.int64_t) {
+	defer func() {
+		if recover() != nil {
+			k = -1
+		}
+	}()
+	e := slots.get(int32(pin))
+	if e == nil || count < 0 || from < 0 || n < 0 {
+		return -1
+	}
+	img, origin, ok := image(e.t, src, int64(count))
+	if !ok {
+		return -1
+	}
+	p, err := e.c.NewPacker(img, origin, int64(count))
+	if err != nil || p.SetPos(int64(from)) != nil || int64(from)+int64(n) > p.Size() {
+		return -1
+	}
+	w, err := p.Pack(unsafe.Slice((*byte)(dst), int64(n)))
+	if err != nil || w != int(n) {
+		return -1
+	}
+	return n
+}
+
+// ddtgoUnpackRange unpacks the n bytes at src as bytes [from, from+n) of
+// the packed stream of count instances at dst and returns n, or -1.
+//
+//export ddtgoUnpackRange
+func ddtgoUnpackRange(pin C.int32_t, src unsafe.Pointer, n C.int64_t, dst unsafe.Pointer, count C.int64_t, from C.int64_t) (k C.int64_t) {
+	defer func() {
+		if recover() != nil {
+			k = -1
+		}
+	}()
+	e := slots.get(int32(pin))
+	if e == nil || count < 0 || from < 0 || n < 0 {
+		return -1
+	}
+	img, origin, ok := image(e.t, dst, int64(count))
+	if !ok {
+		return -1
+	}
+	u, err := e.c.NewUnpacker(img, origin, int64(count))
+	if err != nil || u.SetPos(int64(from)) != nil || int64(from)+int64(n) > u.Size() {
+		return -1
+	}
+	r, err := u.Unpack(unsafe.Slice((*byte)(src), int64(n)))
+	if err != nil || r != int(n) {
+		return -1
+	}
+	return n
+}

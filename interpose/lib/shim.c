@@ -639,6 +639,7 @@ int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Dataty
 int MPI_Finalize(void) {
 	if (ddt_on) {
 		ddt_reap();
+		pl_fini();
 		if (ddt_stats_on) {
 			// what the program wrote to stdout goes first, whole, so that
 			// the line never lands inside a line of the program's
@@ -646,10 +647,11 @@ int MPI_Finalize(void) {
 			int rank = -1;
 			PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 			fprintf(stderr,
-				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld\n",
+				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld pipelined=%ld\n",
 				rank, atomic_load(&ddt_st.types), atomic_load(&ddt_st.mirrored), atomic_load(&ddt_st.fallback),
 				atomic_load(&ddt_st.packs), atomic_load(&ddt_st.unpacks), atomic_load(&ddt_st.sends),
-				atomic_load(&ddt_st.recvs), atomic_load(&ddt_st.bytes), atomic_load(&ddt_st.native));
+				atomic_load(&ddt_st.recvs), atomic_load(&ddt_st.bytes), atomic_load(&ddt_st.native),
+				atomic_load(&ddt_st.pipelined));
 			fflush(stderr);
 		}
 	}

@@ -22,6 +22,7 @@ typedef struct {
 typedef struct {
 	atomic_long types, mirrored, fallback, packs, unpacks, sends, recvs, bytes;
 	atomic_long native; // packs and unpacks done without entering Go (generated code, or one memcpy)
+	atomic_long pipelined; // messages sent or received in packets (pipe.c)
 } ddt_stat;
 extern ddt_stat ddt_st;
 extern int ddt_stats_on;
@@ -47,4 +48,65 @@ int ddt_pending(void);
 // the type's generated code directly once it exists.
 int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst, int64_t room);
 int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, int64_t count);
+
+// ---- pipelining (pipe.c) ----------------------------------------------------
+
+// PL_THRESHOLD is the default of DDT_MPI_PIPELINE: messages of more packed
+// bytes are pipelined (0 switches pipelining off). PL_PACKET is the
+// default of DDT_MPI_PACKET, the bytes of packets 1.. . Packet 0 is always
+// PL_L0 bytes: PL_D0 bytes of the message and a PL_TRAILER-byte trailer.
+#define PL_THRESHOLD (256 << 10)
+#define PL_PACKET (256 << 10)
+#define PL_D0 (64 << 10)
+#define PL_TRAILER 32
+#define PL_L0 (PL_D0 + PL_TRAILER)
+
+enum { PL_RAW = 1, PL_DDT, PL_MPI };
+
+// pl_sink is where the bytes of a receive land: in the user's memory
+// (PL_RAW, a contiguous receive), or in a staging buffer that ddt unpacks
+// into count instances of ti at buf (PL_DDT), or that PMPI_Unpack unpacks
+// into count instances of type (of size tsize) at buf (PL_MPI: a
+// non-contiguous type ddt does not serve; pl_raw allocated mem).
+typedef struct {
+	int kind;
+	char *mem;
+	int64_t cap;
+	ddt_tinfo ti;
+	void *buf;
+	int64_t count;
+	MPI_Datatype type;
+	int64_t tsize;
+} pl_sink;
+
+extern MPI_Comm pl_comm;
+extern int64_t pl_threshold, pl_packet;
+void pl_setup(void);
+void pl_fini(void);
+void pl_progress(int wait);
+int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
+	MPI_Comm comm, MPI_Request *req, void **p0, int *rc);
+int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t *done);
+int pl_raw(void *buf, int64_t count, MPI_Datatype t, pl_sink *s);
+void pl_sink_free(pl_sink *s);
+void pl_unpack_mpi(const pl_sink *s, int64_t got);
+void *pl_rbuf(const pl_sink *s, void *buf);
+int64_t pl_rcount(const pl_sink *s, int64_t count);
+MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t);
+int pl_candidate(int64_t cap);
+
+// held is a message a probe took off MPI (pipe.c, "probes").
+typedef struct held {
+	MPI_Comm comm;
+	int source, tag;
+	char *data;
+	int64_t n;
+	int matched; // handed out by Mprobe: only its handle takes it
+	struct held *next;
+} held;
+int pl_holding(void);
+held *pl_take(MPI_Comm comm, int source, int tag, int take);
+held *pl_mheld(MPI_Message m);
+void pl_release(held *h);
+void pl_hstatus(const held *h, MPI_Status *st);
 #endif

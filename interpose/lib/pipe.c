@@ -1,0 +1,682 @@
+//go:build ddtinterpose
+
+// Pipelining of large point-to-point messages (docs/interpose.md,
+// "Pipelining"). A message whose packed size exceeds the threshold
+// (DDT_MPI_PIPELINE, default PL_THRESHOLD bytes) travels in packets:
+//
+//   - packet 0 goes on the user's communicator with the user's tag, so it
+//     is matched exactly as the whole message would be (wildcards, order,
+//     Ssend/Rsend semantics): it is PL_L0 bytes long, the first PL_D0
+//     bytes of the packed message followed by a PL_TRAILER-byte trailer
+//     (a magic number, the message's length, a private tag, a check);
+//   - packets 1.. carry the rest, DDT_MPI_PACKET bytes each, on a private
+//     duplicate of MPI_COMM_WORLD made at MPI_Init, to the receiver's
+//     rank in MPI_COMM_WORLD, under a tag private to this message.
+//
+// The sender packs packet k+1 while packets up to k are in flight; the
+// receiver posts the receives of all the rest as soon as packet 0 has
+// matched and unpacks packet k while k+1 arrives. Every receive of PL_L0
+// bytes or more looks for the trailer when it got exactly PL_L0 bytes:
+// the receiving type need not be the sender's (a contiguous receive takes
+// the rest straight into the user's memory). The sender never waits for
+// packets 1.. (the receiver takes them only when it completes its
+// receive, which a correct program may do after it waited for something
+// else): they complete in the background and at MPI_Finalize.
+#include "shimint.h"
+#include "_cgo_export.h"
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+// MPI_STATUSES_IGNORE is a null array to gcc
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+
+#define PL_MAGIC 0x657069702d746464ull /* "ddt-pipe" */
+
+MPI_Comm pl_comm = MPI_COMM_NULL; // the private communicator; NULL: no pipelining
+int64_t pl_threshold = PL_THRESHOLD, pl_packet = PL_PACKET;
+static int pl_tagmax, pl_me;
+static atomic_int pl_seq;
+
+typedef struct {
+	uint64_t magic;
+	int64_t n;       // packed bytes of the whole message
+	int32_t tag;     // tag of packets 1.. on pl_comm
+	int32_t packet;  // bytes per packet of packets 1..
+	int32_t src;     // the sender's rank in MPI_COMM_WORLD (and pl_comm)
+	uint32_t check;
+} pl_hdr;
+
+_Static_assert(sizeof(pl_hdr) == PL_TRAILER, "trailer size");
+
+static uint32_t pl_check(const pl_hdr *h) {
+	uint64_t x = h->magic ^ ((uint64_t)h->n * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uint32_t)h->tag << 32) ^
+		     (uint64_t)(uint32_t)h->packet ^ ((uint64_t)(uint32_t)h->src * 0xD6E8FEB86659FD93ull);
+	x ^= x >> 29;
+	x *= 0xBF58476D1CE4E5B9ull;
+	return (uint32_t)(x ^ (x >> 32));
+}
+
+static int64_t envint(const char *name, int64_t def) {
+	const char *e = getenv(name);
+	if (!e || !*e) return def;
+	char *end;
+	long long v = strtoll(e, &end, 10);
+	if (*end == 'k' || *end == 'K') v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M') v <<= 20, end++;
+	if (*end || v < 0) return def;
+	return v;
+}
+
+// pl_setup runs after PMPI_Init: it reads the environment and makes the
+// private communicator (MPI_COMM_WORLD is valid and every rank is here).
+void pl_setup(void) {
+	ddt_init();
+	if (!ddt_on || pl_comm != MPI_COMM_NULL) return;
+	pl_threshold = envint("DDT_MPI_PIPELINE", PL_THRESHOLD);
+	pl_packet = envint("DDT_MPI_PACKET", PL_PACKET);
+	if (pl_packet < 4096) pl_packet = 4096;
+	if (pl_packet > (1 << 30)) pl_packet = 1 << 30;
+	if (pl_threshold == 0) return; // off
+	if (pl_threshold < PL_L0) pl_threshold = PL_L0;
+	int flag = 0, *ub = NULL;
+	if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || !ub || *ub < 1)
+		return;
+	pl_tagmax = *ub;
+	MPI_Comm c;
+	if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS) return;
+	PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+	PMPI_Comm_rank(c, &pl_me);
+	pl_comm = c;
+}
+
+// ---- ranges of the packed stream --------------------------------------------
+
+// pl_pack packs bytes [from, from+len) of the packed stream of count
+// instances at buf into dst: whole instances by ddt_pack (the generated
+// code once it exists), the pieces of instances at the ends through Go.
+static int pl_pack(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t from, int64_t len, char *dst) {
+	int64_t sz = ti->size, to = from + len;
+	int64_t i0 = (from + sz - 1) / sz, i1 = to / sz;
+	if (i0 >= i1) return ddtgoPackRange(ti->pin, (void *)buf, count, from, dst, len) == len;
+	int64_t head = i0 * sz - from, tail = to - i1 * sz;
+	if (head && ddtgoPackRange(ti->pin, (void *)buf, count, from, dst, head) != head) return 0;
+	if (ddt_pack(ti, (const char *)buf + i0 * ti->extent, i1 - i0, dst + head, (i1 - i0) * sz) != (i1 - i0) * sz)
+		return 0;
+	if (tail && ddtgoPackRange(ti->pin, (void *)buf, count, i1 * sz, dst + len - tail, tail) != tail) return 0;
+	return 1;
+}
+
+// pl_unpack unpacks bytes [from, from+len) of the stream into count instances at buf.
+static int pl_unpack(const ddt_tinfo *ti, void *buf, int64_t count, int64_t from, int64_t len, const char *src) {
+	int64_t sz = ti->size, to = from + len;
+	int64_t i0 = (from + sz - 1) / sz, i1 = to / sz;
+	if (i0 >= i1) return ddtgoUnpackRange(ti->pin, (void *)src, len, buf, count, from) == len;
+	int64_t head = i0 * sz - from, tail = to - i1 * sz;
+	if (head && ddtgoUnpackRange(ti->pin, (void *)src, head, buf, count, from) != head) return 0;
+	if (ddt_unpack(ti, src + head, (i1 - i0) * sz, (char *)buf + i0 * ti->extent, i1 - i0) != (i1 - i0) * sz)
+		return 0;
+	if (tail && ddtgoUnpackRange(ti->pin, (void *)(src + len - tail), tail, buf, count, i1 * sz) != tail)
+		return 0;
+	return 1;
+}
+
+// pl_whole reports whether packets of the given size are mostly whole
+// instances of a type of the given size, which ddt_pack and ddt_unpack
+// move with the type's generated code. A type whose instance is larger is
+// moved in packets by the range path of ddt's engines, which is several
+// times slower than the generated code on irregular types
+// (BenchmarkPacketRanges, 256 KiB ranges of the large DDTBench layouts:
+// SPECFEM3D_cm 6.7x, LAMMPS_full 6.5x, LAMMPS_atomic and SPECFEM3D_mt
+// 1.8x; about 1x on vectors and subarrays); overlapping the
+// packing with the transfer cannot win that back, so such messages are
+// not pipelined (sender) or are unpacked whole once all packets are in
+// (receiver).
+static int pl_whole(int64_t size, int64_t packet) { return size <= packet / 2; }
+
+// ---- ranks --------------------------------------------------------------------
+
+// pl_world is rank r of comm (an intracommunicator) in MPI_COMM_WORLD, or -1.
+static int pl_world(MPI_Comm comm, int r) {
+	if (comm == MPI_COMM_WORLD) return r;
+	int inter = 1, out = MPI_UNDEFINED;
+	if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return -1;
+	MPI_Group g, w;
+	if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS) return -1;
+	if (PMPI_Comm_group(MPI_COMM_WORLD, &w) == MPI_SUCCESS) {
+		PMPI_Group_translate_ranks(g, 1, &r, w, &out);
+		PMPI_Group_free(&w);
+	}
+	PMPI_Group_free(&g);
+	return out == MPI_UNDEFINED ? -1 : out;
+}
+
+// ---- packets in flight (sender) ---------------------------------------------------
+
+typedef struct flight {
+	MPI_Request *reqs;
+	int n;
+	void *tmp;
+	int64_t tn;
+	struct flight *next;
+} flight;
+
+static flight *flights;
+static atomic_long nflights;
+static pthread_mutex_t flock_ = PTHREAD_MUTEX_INITIALIZER;
+
+// pl_progress tests (wait: waits for) the packets in flight and releases
+// the buffers of the messages whose packets are all gone.
+void pl_progress(int wait) {
+	if (atomic_load_explicit(&nflights, memory_order_relaxed) == 0) return;
+	if (!wait && pthread_mutex_trylock(&flock_) != 0) return;
+	if (wait) pthread_mutex_lock(&flock_);
+	for (flight **q = &flights; *q;) {
+		flight *f = *q;
+		int done = 0;
+		if (wait) {
+			PMPI_Waitall(f->n, f->reqs, MPI_STATUSES_IGNORE);
+			done = 1;
+		} else {
+			PMPI_Testall(f->n, f->reqs, &done, MPI_STATUSES_IGNORE);
+		}
+		if (!done) {
+			q = &f->next;
+			continue;
+		}
+		*q = f->next;
+		ddt_buf_put(f->tmp, f->tn);
+		free(f->reqs);
+		free(f);
+		atomic_fetch_sub(&nflights, 1);
+	}
+	pthread_mutex_unlock(&flock_);
+}
+
+// pl_fini runs at MPI_Finalize. A correct program has received every
+// message by then (its receiver took all packets before its receive
+// returned); packets that nobody takes after a while (the receive of an
+// erroneous program failed before it saw packet 0) are cancelled.
+void pl_fini(void) {
+	double t0 = PMPI_Wtime();
+	while (atomic_load(&nflights) > 0 && PMPI_Wtime() - t0 < 10) pl_progress(0);
+	pthread_mutex_lock(&flock_);
+	for (flight *f = flights; f; f = f->next)
+		for (int i = 0; i < f->n; i++)
+			if (f->reqs[i] != MPI_REQUEST_NULL) {
+				PMPI_Cancel(&f->reqs[i]);
+				PMPI_Request_free(&f->reqs[i]);
+			}
+	pthread_mutex_unlock(&flock_);
+	pl_progress(1);
+	if (pl_comm != MPI_COMM_NULL) PMPI_Comm_free(&pl_comm);
+	pl_comm = MPI_COMM_NULL;
+}
+
+// pl_send sends the n packed bytes of count instances at buf in packets
+// (mode 'S' standard, 's' synchronous, 'r' ready). With req it returns
+// packet 0's request in *req and the staging of packet 0 in *p0 (released
+// when that request completes); without, it waits for packet 0. It
+// returns 0 when it did nothing (the caller sends the usual way), else 1
+// with the MPI return code in *rc.
+int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
+	MPI_Comm comm, MPI_Request *req, void **p0out, int *rc) {
+	if (pl_comm == MPI_COMM_NULL || n <= pl_threshold || dest < 0 || !pl_whole(ti->size, pl_packet)) return 0;
+	int dw = pl_world(comm, dest);
+	if (dw < 0) return 0;
+	int64_t rest = n - PL_D0, np = (rest + pl_packet - 1) / pl_packet;
+	if (np > INT_MAX / 2) return 0;
+	char *p0 = ddt_buf_get(PL_L0), *tmp = ddt_buf_get(rest);
+	MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)np);
+	flight *f = malloc(sizeof *f);
+	if (!p0 || !tmp || !reqs || !f) goto fail;
+	if (!pl_pack(ti, buf, count, 0, PL_D0, p0)) goto fail;
+	pl_hdr h = {PL_MAGIC, n, (int32_t)((unsigned)atomic_fetch_add(&pl_seq, 1) % (unsigned)pl_tagmax),
+		(int32_t)pl_packet, pl_me, 0};
+	h.check = pl_check(&h);
+	memcpy(p0 + PL_D0, &h, sizeof h);
+	MPI_Request r0;
+	int e = mode == 's' ? PMPI_Issend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
+		: mode == 'r' ? PMPI_Irsend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
+			      : PMPI_Isend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0);
+	if (e != MPI_SUCCESS) {
+		ddt_buf_put(p0, PL_L0), ddt_buf_put(tmp, rest), free(reqs), free(f);
+		*rc = e;
+		return 1;
+	}
+	int k = 0;
+	for (int64_t off = PL_D0; off < n; off += pl_packet, k++) {
+		int64_t len = n - off < pl_packet ? n - off : pl_packet;
+		char *dst = tmp + (off - PL_D0);
+		// the receiver waits for these bytes: a failure to pack them here
+		// cannot fall back any more; the bytes go as they are
+		pl_pack(ti, buf, count, off, len, dst);
+		if (PMPI_Isend(dst, (int)len, MPI_BYTE, dw, h.tag, pl_comm, &reqs[k]) != MPI_SUCCESS)
+			reqs[k] = MPI_REQUEST_NULL;
+		int flag;
+		PMPI_Test(&reqs[k], &flag, MPI_STATUS_IGNORE); // progress while packing
+	}
+	DDT_COUNT(sends, 1);
+	DDT_COUNT(bytes, n);
+	DDT_COUNT(pipelined, 1);
+	f->reqs = reqs, f->n = (int)np, f->tmp = tmp, f->tn = rest;
+	pthread_mutex_lock(&flock_);
+	f->next = flights;
+	flights = f;
+	atomic_fetch_add(&nflights, 1);
+	pthread_mutex_unlock(&flock_);
+	if (req) {
+		*req = r0;
+		*p0out = p0;
+		*rc = MPI_SUCCESS;
+	} else {
+		*rc = PMPI_Wait(&r0, MPI_STATUS_IGNORE);
+		ddt_buf_put(p0, PL_L0);
+	}
+	pl_progress(0);
+	return 1;
+fail:
+	ddt_buf_put(p0, PL_L0), ddt_buf_put(tmp, rest), free(reqs), free(f);
+	return 0;
+}
+
+// ---- receiver -------------------------------------------------------------------
+
+// pl_trailer reports whether the got bytes at mem are packet 0 of a
+// pipelined message, and reads its trailer into *h.
+static int pl_trailer(const char *mem, int64_t got, pl_hdr *h) {
+	if (got != PL_L0) return 0;
+	memcpy(h, mem + PL_D0, sizeof *h);
+	return h->magic == PL_MAGIC && h->n > PL_L0 && h->packet > 0 && h->tag >= 0 && h->src >= 0 &&
+	       h->check == pl_check(h);
+}
+
+int pl_candidate(int64_t cap) { return pl_comm != MPI_COMM_NULL && cap >= PL_L0; }
+
+// pl_finish completes a receive into s whose first message (status *st)
+// arrived: if it is packet 0 of a pipelined message, it receives the
+// rest, unpacking as packets arrive (PL_DDT), and sets the count of *st
+// to the whole message. It returns 1 if the message was pipelined (then
+// *rc is its MPI return code: MPI_ERR_TRUNCATE, through the
+// communicator's error handler, when the message exceeds the receive).
+// For PL_DDT, *done is the number of bytes already unpacked.
+// post posts the receive of the packet at byte off of the message of h.
+static void post(const pl_sink *s, const pl_hdr *h, int64_t keep, int64_t off, char *cut, char *dump, MPI_Request *r) {
+	int64_t len = h->n - off < h->packet ? h->n - off : h->packet;
+	char *dst = off + len <= keep ? s->mem + off : off < keep ? cut : dump;
+	if (PMPI_Irecv(dst, (int)len, MPI_BYTE, h->src, h->tag, pl_comm, r) != MPI_SUCCESS) *r = MPI_REQUEST_NULL;
+}
+
+int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t *done) {
+	*done = 0;
+	MPI_Count got = 0;
+	pl_hdr h;
+	if (pl_comm == MPI_COMM_NULL || s->cap < PL_L0) return 0;
+	if (PMPI_Get_elements_x(st, MPI_BYTE, &got) != MPI_SUCCESS || !pl_trailer(s->mem, got, &h)) return 0;
+	int64_t n = h.n, keep = n <= s->cap ? n : s->cap; // bytes that land in the receive
+	int64_t rest = n - PL_D0, np = (rest + h.packet - 1) / h.packet;
+	// all the rest's receives are posted at once (without memory for
+	// their requests, one after the other)
+	MPI_Request one, *reqs = np == 1 ? &one : malloc(sizeof(MPI_Request) * (size_t)np);
+	int seq = !reqs;
+	if (seq) reqs = &one;
+	// a truncated message: the packet that crosses the end of the receive
+	// lands in cut, the ones after it in dump (dropped)
+	char *cut = NULL, *dump = NULL;
+	if (n > keep && (!(cut = malloc((size_t)h.packet)) || !(dump = malloc((size_t)h.packet)))) np = 0;
+	for (int64_t i = 0, off = PL_D0; i < np && !seq; off += h.packet, i++)
+		post(s, &h, keep, off, cut, dump, &reqs[i]);
+	int64_t upto = PL_D0 < keep ? PL_D0 : keep;
+	// unpack as packets arrive, or all at the end (*done stays 0: the caller unpacks)
+	int progressive = s->kind == PL_DDT && pl_whole(s->ti.size, h.packet);
+	if (progressive && upto > 0 && pl_unpack(&s->ti, s->buf, s->count, 0, upto, s->mem)) *done = upto;
+	int64_t off = PL_D0;
+	for (int64_t i = 0; i < np; i++, off += h.packet) {
+		int64_t len = n - off < h.packet ? n - off : h.packet;
+		MPI_Request *r = seq ? &one : &reqs[i];
+		if (seq) post(s, &h, keep, off, cut, dump, r);
+		PMPI_Wait(r, MPI_STATUS_IGNORE);
+		if (off < keep && off + len > keep) memcpy(s->mem + off, cut, (size_t)(keep - off));
+		int64_t l = off + len <= keep ? len : keep > off ? keep - off : 0;
+		if (progressive && l > 0 && *done == off && pl_unpack(&s->ti, s->buf, s->count, off, l, s->mem + off))
+			*done = off + l;
+	}
+	if (reqs != &one) free(reqs);
+	free(cut), free(dump);
+	PMPI_Status_set_elements_x(st, MPI_BYTE, keep);
+	*rc = MPI_SUCCESS;
+	if (n > keep) {
+		PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, MPI_ERR_TRUNCATE);
+		*rc = MPI_ERR_TRUNCATE;
+	}
+	if (s->kind == PL_DDT) DDT_COUNT(pipelined, 1);
+	return 1;
+}
+
+// pl_raw fills s for a receive of count instances of t at buf that ddt
+// does not stage, and reports whether the receive could get a pipelined
+// message (it holds PL_L0 bytes or more). A contiguous receive takes the
+// bytes in the user's memory (PL_RAW); any other is staged and unpacked by
+// PMPI_Unpack (PL_MPI), so that packet 0's trailer can be seen.
+int pl_raw(void *buf, int64_t count, MPI_Datatype t, pl_sink *s) {
+	if (pl_comm == MPI_COMM_NULL || count <= 0 || t == MPI_DATATYPE_NULL) return 0;
+	MPI_Count size, lb, ext, tlb, text;
+	if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size <= 0 || size == MPI_UNDEFINED) return 0;
+	if (count > INT64_MAX / size || count * size < PL_L0) return 0;
+	if (PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS) return 0;
+	memset(s, 0, sizeof *s);
+	s->cap = count * size;
+	if (text == size && (count == 1 || (PMPI_Type_get_extent_x(t, &lb, &ext) == MPI_SUCCESS && ext == size))) {
+		s->kind = PL_RAW;
+		s->mem = (char *)buf + tlb;
+		return 1;
+	}
+	if (s->cap > INT_MAX || count > INT_MAX || !(s->mem = ddt_buf_get(s->cap))) return 0;
+	s->kind = PL_MPI;
+	s->buf = buf, s->count = count, s->type = t, s->tsize = size;
+	return 1;
+}
+
+// pl_unpack_mpi unpacks the got bytes of a PL_MPI receive (whole
+// instances) with PMPI_Unpack.
+void pl_unpack_mpi(const pl_sink *s, int64_t got) {
+	int64_t k = got / s->tsize;
+	int pos = 0;
+	if (k > 0) PMPI_Unpack(s->mem, (int)(k * s->tsize), &pos, s->buf, (int)k, s->type, MPI_COMM_SELF);
+}
+
+void pl_sink_free(pl_sink *s) {
+	if (s->kind == PL_MPI) ddt_buf_put(s->mem, s->cap);
+	s->kind = 0;
+}
+
+// The buffer, count and type to give MPI for a receive into s (the user's
+// buf, count and t unless s is staged).
+void *pl_rbuf(const pl_sink *s, void *buf) { return s->kind == PL_MPI ? s->mem : buf; }
+int64_t pl_rcount(const pl_sink *s, int64_t count) { return s->kind == PL_MPI ? s->cap : count; }
+MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t) { return s->kind == PL_MPI ? MPI_BYTE : t; }
+
+// ---- initialization -------------------------------------------------------------
+
+int MPI_Init(int *argc, char ***argv) {
+	int rc = PMPI_Init(argc, argv);
+	if (rc == MPI_SUCCESS) pl_setup();
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+	if (rc == MPI_SUCCESS) pl_setup();
+	return rc;
+}
+
+// ---- probes -----------------------------------------------------------------------
+//
+// MPI_Probe must report the whole message's count, but packet 0 is all
+// that is on the user's communicator. A probe (Probe, Iprobe, Mprobe,
+// Improbe) that finds a message of exactly PL_L0 bytes therefore takes
+// it (PMPI_Mprobe of the same source and tag, which by MPI's ordering is
+// the message probed, then PMPI_Mrecv) and, if it is packet 0, the rest
+// of the message, into a held message, whose status it reports. A held
+// message is then served, before anything MPI has, to the receives and
+// probes on its communicator that match it (the oldest first); Mprobe
+// and Improbe hand out a handle of the library's own that Mrecv and
+// Imrecv know.
+
+static held *helds;
+static atomic_long nheld;
+static pthread_mutex_t hlock = PTHREAD_MUTEX_INITIALIZER;
+
+int pl_holding(void) { return atomic_load_explicit(&nheld, memory_order_relaxed) > 0; }
+
+static int hmatch(const held *h, MPI_Comm comm, int source, int tag) {
+	return !h->matched && h->comm == comm && (source == MPI_ANY_SOURCE || source == h->source) &&
+	       (tag == MPI_ANY_TAG || tag == h->tag);
+}
+
+// pl_take finds the oldest held message that a receive (source, tag) on
+// comm matches; take removes it.
+held *pl_take(MPI_Comm comm, int source, int tag, int take) {
+	if (!pl_holding()) return NULL;
+	held *h = NULL;
+	pthread_mutex_lock(&hlock);
+	for (held **q = &helds; *q; q = &(*q)->next) {
+		if (hmatch(*q, comm, source, tag)) {
+			h = *q;
+			if (take) {
+				*q = h->next;
+				atomic_fetch_sub(&nheld, 1);
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&hlock);
+	return h;
+}
+
+static void hold(held *h) {
+	h->next = NULL;
+	pthread_mutex_lock(&hlock);
+	held **q = &helds;
+	while (*q) q = &(*q)->next;
+	*q = h;
+	atomic_fetch_add(&nheld, 1);
+	pthread_mutex_unlock(&hlock);
+}
+
+void pl_release(held *h) {
+	if (!h) return;
+	free(h->data);
+	free(h);
+}
+
+// pl_hstatus is the status of a receive of h.
+void pl_hstatus(const held *h, MPI_Status *st) {
+	if (st == MPI_STATUS_IGNORE) return;
+	st->MPI_SOURCE = h->source;
+	st->MPI_TAG = h->tag;
+	st->MPI_ERROR = MPI_SUCCESS;
+	PMPI_Status_set_cancelled(st, 0);
+	PMPI_Status_set_elements_x(st, MPI_BYTE, h->n);
+}
+
+// pull takes the PL_L0-byte message of status *st on comm (msg: already
+// matched by PMPI_Mprobe, else MPI_MESSAGE_NULL), and the rest of it
+// when it is pipelined, into a held message.
+static held *pull(MPI_Comm comm, const MPI_Status *st, MPI_Message msg) {
+	held *h = calloc(1, sizeof *h);
+	char *p0 = malloc(PL_L0);
+	MPI_Status s2;
+	if (!h || !p0) goto fail;
+	// the message probed is the first of its source and tag; another
+	// thread may have taken it meanwhile: then the probe reports what it saw
+	int flag = 0;
+	MPI_Count c = 0;
+	s2 = *st;
+	if (msg == MPI_MESSAGE_NULL &&
+		(PMPI_Improbe(st->MPI_SOURCE, st->MPI_TAG, comm, &flag, &msg, &s2) != MPI_SUCCESS || !flag))
+		goto fail;
+	if (PMPI_Get_elements_x(&s2, MPI_BYTE, &c) != MPI_SUCCESS || c != PL_L0) {
+		// not the message probed: leave it to the receive that comes
+		h->comm = comm, h->source = s2.MPI_SOURCE, h->tag = s2.MPI_TAG;
+		h->n = c;
+		if (c < 0 || !(h->data = malloc(c > 0 ? (size_t)c : 1)) ||
+			PMPI_Mrecv(h->data, (int)c, MPI_BYTE, &msg, &s2) != MPI_SUCCESS) {
+			free(h->data);
+			goto fail;
+		}
+		free(p0);
+		return h;
+	}
+	if (PMPI_Mrecv(p0, PL_L0, MPI_BYTE, &msg, &s2) != MPI_SUCCESS) goto fail;
+	h->comm = comm, h->source = s2.MPI_SOURCE, h->tag = s2.MPI_TAG;
+	pl_hdr hd;
+	if (!pl_trailer(p0, PL_L0, &hd)) {
+		h->data = p0, h->n = PL_L0;
+		return h;
+	}
+	char *d = realloc(p0, (size_t)hd.n);
+	if (!d) { // cannot hold it: drain the rest and report what came
+		pl_sink s = {PL_RAW, p0, PL_L0};
+		int rc;
+		int64_t done;
+		PMPI_Status_set_elements_x(&s2, MPI_BYTE, PL_L0);
+		pl_finish(&s, comm, &s2, &rc, &done);
+		h->data = p0, h->n = PL_L0;
+		return h;
+	}
+	pl_sink s = {PL_RAW, d, hd.n};
+	int rc;
+	int64_t done;
+	PMPI_Status_set_elements_x(&s2, MPI_BYTE, PL_L0);
+	pl_finish(&s, comm, &s2, &rc, &done);
+	h->data = d, h->n = hd.n;
+	return h;
+fail:
+	free(h), free(p0);
+	return NULL;
+}
+
+// candidate reports whether a probed message may be packet 0.
+static int candidate(MPI_Comm comm, const MPI_Status *st) {
+	MPI_Count c = 0;
+	int inter = 1;
+	return pl_comm != MPI_COMM_NULL && st->MPI_SOURCE >= 0 &&
+	       PMPI_Get_elements_x(st, MPI_BYTE, &c) == MPI_SUCCESS && c == PL_L0 &&
+	       PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+	if (pl_comm == MPI_COMM_NULL) return PMPI_Probe(source, tag, comm, status);
+	held *h = pl_take(comm, source, tag, 0);
+	if (!h) {
+		MPI_Status st;
+		int rc = PMPI_Probe(source, tag, comm, &st);
+		if (rc != MPI_SUCCESS || !candidate(comm, &st) || !(h = pull(comm, &st, MPI_MESSAGE_NULL))) {
+			if (status != MPI_STATUS_IGNORE) *status = st;
+			return rc;
+		}
+		hold(h);
+	}
+	pl_hstatus(h, status);
+	return MPI_SUCCESS;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+	if (pl_comm == MPI_COMM_NULL || !flag) return PMPI_Iprobe(source, tag, comm, flag, status);
+	held *h = pl_take(comm, source, tag, 0);
+	if (!h) {
+		MPI_Status st;
+		*flag = 0;
+		int rc = PMPI_Iprobe(source, tag, comm, flag, &st);
+		if (rc != MPI_SUCCESS || !*flag || !candidate(comm, &st) || !(h = pull(comm, &st, MPI_MESSAGE_NULL))) {
+			if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+			return rc;
+		}
+		hold(h);
+	}
+	*flag = 1;
+	pl_hstatus(h, status);
+	return MPI_SUCCESS;
+}
+
+// Handles of held messages that Mprobe handed out: the address of the
+// held record on Open MPI (a pointer handle), an index with no MPICH
+// handle kind on MPICH (an int handle).
+#ifdef OPEN_MPI
+static MPI_Message hhandle(held *h) { return (MPI_Message)(void *)h; }
+#else
+#define NHH 1024
+static held *hh[NHH];
+static MPI_Message hhandle(held *h) {
+	pthread_mutex_lock(&hlock);
+	for (int i = 0; i < NHH; i++) {
+		if (!hh[i]) {
+			hh[i] = h;
+			pthread_mutex_unlock(&hlock);
+			return (MPI_Message)(0x00100000 + i);
+		}
+	}
+	pthread_mutex_unlock(&hlock);
+	return MPI_MESSAGE_NULL;
+}
+#endif
+
+// mheld returns (and forgets) the held message of an Mprobe handle.
+held *pl_mheld(MPI_Message m) {
+	if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return NULL;
+	held *h = NULL;
+	pthread_mutex_lock(&hlock);
+#ifdef OPEN_MPI
+	for (held **q = &helds; *q; q = &(*q)->next) {
+		if ((void *)*q == (void *)m && (*q)->matched) {
+			h = *q;
+			*q = h->next;
+			atomic_fetch_sub(&nheld, 1);
+			break;
+		}
+	}
+#else
+	int i = (int)m - 0x00100000;
+	if (i >= 0 && i < NHH && hh[i]) {
+		h = hh[i];
+		hh[i] = NULL;
+		for (held **q = &helds; *q; q = &(*q)->next) {
+			if (*q == h) {
+				*q = h->next;
+				atomic_fetch_sub(&nheld, 1);
+				break;
+			}
+		}
+	}
+#endif
+	pthread_mutex_unlock(&hlock);
+	return h;
+}
+
+// mprobe_held hands out a held message (h is in the table, unmatched).
+static int mprobe_held(held *h, MPI_Message *message, MPI_Status *status) {
+	MPI_Message m = hhandle(h);
+	if (m == MPI_MESSAGE_NULL) return 0;
+	pthread_mutex_lock(&hlock);
+	h->matched = 1;
+	pthread_mutex_unlock(&hlock);
+	*message = m;
+	pl_hstatus(h, status);
+	return 1;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) {
+	if (pl_comm == MPI_COMM_NULL || !message) return PMPI_Mprobe(source, tag, comm, message, status);
+	held *h = pl_take(comm, source, tag, 0);
+	if (h && mprobe_held(h, message, status)) return MPI_SUCCESS;
+	MPI_Status st;
+	int rc = PMPI_Mprobe(source, tag, comm, message, &st);
+	if (rc == MPI_SUCCESS && candidate(comm, &st) && (h = pull(comm, &st, *message))) {
+		hold(h);
+		if (mprobe_held(h, message, status)) return MPI_SUCCESS;
+		*message = MPI_MESSAGE_NULL; // not reached while handles last
+	}
+	if (status != MPI_STATUS_IGNORE) *status = st;
+	return rc;
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) {
+	if (pl_comm == MPI_COMM_NULL || !message || !flag)
+		return PMPI_Improbe(source, tag, comm, flag, message, status);
+	held *h = pl_take(comm, source, tag, 0);
+	if (h && mprobe_held(h, message, status)) {
+		*flag = 1;
+		return MPI_SUCCESS;
+	}
+	MPI_Status st;
+	*flag = 0;
+	int rc = PMPI_Improbe(source, tag, comm, flag, message, &st);
+	if (rc == MPI_SUCCESS && *flag && candidate(comm, &st) && (h = pull(comm, &st, *message))) {
+		hold(h);
+		if (mprobe_held(h, message, status)) return MPI_SUCCESS;
+	}
+	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+	return rc;
+}

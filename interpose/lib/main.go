@@ -13,7 +13,9 @@ package main
 import "C"
 
 import (
+	"os"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -24,6 +26,18 @@ import (
 )
 
 func main() {}
+
+// threads is Options.Threads of every committed type: 1 unless
+// DDT_MPI_THREADS says otherwise (0: ddt's own choice, which splits
+// messages of 4 MiB and more between goroutines). An MPI job usually runs
+// a rank on every core, where a second goroutine per message would only
+// take a core from another rank.
+var threads = func() int {
+	if n, err := strconv.Atoi(os.Getenv("DDT_MPI_THREADS")); err == nil && n >= 0 && n <= 1024 {
+		return n
+	}
+	return 1
+}()
 
 func init() {
 	// A fatal error must not print goroutine stacks into the application's
@@ -198,7 +212,7 @@ func ddtgoCommit(h C.uintptr_t, b *C.ddt_bounds, first *C.int) (pin C.int32_t) {
 		t.TrueLB() != int64(b.true_lb) || t.TrueExtent() != int64(b.true_extent) {
 		return -1
 	}
-	c, err := ddt.Commit(t)
+	c, err := ddt.CommitWith(t, ddt.Options{Threads: threads})
 	if err != nil {
 		return -1
 	}

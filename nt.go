@@ -3,8 +3,6 @@ package ddt
 import (
 	"math"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -51,29 +49,11 @@ func ntMinDefault() int64 {
 		return math.MaxInt64
 	}
 	if s := os.Getenv("DDT_NTMIN"); s != "" {
-		if n, ok := parseBytes(s); ok {
+		if n, ok := host.ParseSize(s); ok {
 			return max(n, 64<<10)
 		}
 	}
 	return host.LLC()
-}
-
-// parseBytes reads a byte count with an optional K, M or G suffix.
-func parseBytes(s string) (int64, bool) {
-	mul := int64(1)
-	switch {
-	case strings.HasSuffix(s, "K"):
-		mul, s = 1<<10, s[:len(s)-1]
-	case strings.HasSuffix(s, "M"):
-		mul, s = 1<<20, s[:len(s)-1]
-	case strings.HasSuffix(s, "G"):
-		mul, s = 1<<30, s[:len(s)-1]
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || n > math.MaxInt64/mul {
-		return 0, false
-	}
-	return n * mul, true
 }
 
 // scratch holds the buffers of packNT, ntBuf bytes on a 64-byte

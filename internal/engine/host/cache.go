@@ -43,7 +43,7 @@ func readLLC(dir string) int64 {
 		if err != nil {
 			continue
 		}
-		if n, ok := parseSize(strings.TrimSpace(string(sz))); ok && n > best {
+		if n, ok := ParseSize(strings.TrimSpace(string(sz))); ok && n > best {
 			best = n
 		}
 	}
@@ -53,9 +53,10 @@ func readLLC(dir string) int64 {
 	return best
 }
 
-// parseSize reads a cache size as sysfs writes it: a decimal number of
-// bytes with an optional K, M or G suffix (binary units).
-func parseSize(s string) (int64, bool) {
+// ParseSize reads a size as sysfs writes cache sizes and as ddt's
+// environment variables take them (DDT_NTMIN): a positive decimal number
+// of bytes with an optional K, M or G suffix (binary units), at most 1 TiB.
+func ParseSize(s string) (int64, bool) {
 	mul := int64(1)
 	switch {
 	case strings.HasSuffix(s, "K"):

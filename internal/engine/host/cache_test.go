@@ -26,8 +26,8 @@ func TestReadLLC(t *testing.T) {
 		t.Errorf("readLLC of nothing = %d, want the fallback", got)
 	}
 	for s, want := range map[string]int64{"32768K": 32 << 20, "1G": 1 << 30, "512": 512, "": 0, "K": 0, "-1K": 0} {
-		if n, _ := parseSize(s); n != want {
-			t.Errorf("parseSize(%q) = %d, want %d", s, n, want)
+		if n, _ := ParseSize(s); n != want {
+			t.Errorf("ParseSize(%q) = %d, want %d", s, n, want)
 		}
 	}
 	if LLC() <= 0 {

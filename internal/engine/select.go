@@ -51,18 +51,25 @@ type Reason struct {
 
 func (r Reason) String() string { return fmt.Sprintf("engine %v: %s", r.Kind, r.Why) }
 
-// backend is a native-code generator for one GOARCH: gen returns its
-// engine of p, or why it declines.
+// backend is a native-code generator for one GOARCH: the widest vector
+// move it may use at each kernel level.
 type backend struct {
 	goarch string
-	gen    func(p *dame.Program, c Caps, base *Compiled) (Engine, string)
+	vec    func(Level) int
 }
 
 // backends are the native-code generators Select tries, in order, for
-// Auto and Native (those of this GOARCH only).
+// Auto and Native (those of this GOARCH only): internal/engine/jit's, with
+// AVX2 or AVX-512 moves on amd64, NEON moves of 16 bytes and pairs of them
+// (LDP/STP of Q registers) for 32 on arm64.
 var backends = []backend{
-	{"amd64", jitBackend},
-	{"arm64", jitARM64Backend},
+	{"amd64", func(l Level) int {
+		if l >= LevelAVX512 {
+			return 64
+		}
+		return 32
+	}},
+	{"arm64", func(Level) int { return 32 }},
 }
 
 // Select returns the engine of p for c and the reason for the choice.
@@ -88,7 +95,7 @@ func Select(p *dame.Program, c Caps) (Engine, Reason) {
 		if b.goarch != runtime.GOARCH {
 			continue
 		}
-		e, no := b.gen(p, c, base)
+		e, no := jitBackend(b, p, c, base)
 		if e != nil {
 			if c.Now {
 				e.Prepare()
@@ -104,38 +111,11 @@ func Select(p *dame.Program, c Caps) (Engine, Reason) {
 // platform with a generator, and DDT_NOJIT=1 not set.
 func NativeAvailable() bool { return jit.Available() }
 
-// jitBackend is the generator of internal/engine/jit: vector moves as
-// wide as the kernel level allows; none at the Go level (portable code
-// only), nor for programs the compiled engine's transpose kernel runs.
-func jitBackend(p *dame.Program, c Caps, base *Compiled) (Engine, string) {
-	switch {
-	case c.Level == LevelGo:
-		return nil, "kernel set go"
-	case !jit.Available():
-		return nil, "no code generation here (platform or DDT_NOJIT=1)"
-	case !jit.Eligible(p):
-		return nil, "no data, or one contiguous run"
-	case Transposes(p):
-		return nil, "a transpose: the compiled engine's kernel is faster"
-	}
-	vec := 32
-	if c.Level >= LevelAVX512 {
-		vec = 64
-	}
-	how := "tiered: generated after enough use"
-	if c.Now {
-		how = "generated at commit"
-	}
-	return jit.New(p, base, jit.Options{Vec: vec}), how
-}
-
-// jitARM64Backend is the generator of internal/engine/jit for arm64
-// (Linux): NEON moves of 16 bytes, and pairs of them (LDP/STP of Q
-// registers) for 32. Level go (DDT_ASM=go, DDT_NOASM=1, Kernels "go")
-// asks for portable code only, as on amd64; transposes stay with the
-// compiled engine's tiled kernel (Go code, cache-friendlier than element
-// moves).
-func jitARM64Backend(p *dame.Program, c Caps, base *Compiled) (Engine, string) {
+// jitBackend is the generator of internal/engine/jit with the vector
+// moves of backend b: none at the Go level (portable code only, on every
+// platform), nor for programs the compiled engine's transpose kernel runs
+// (its tiled Go code is cache-friendlier than element moves).
+func jitBackend(b backend, p *dame.Program, c Caps, base *Compiled) (Engine, string) {
 	switch {
 	case c.Level == LevelGo:
 		return nil, "kernel set go"
@@ -150,7 +130,7 @@ func jitARM64Backend(p *dame.Program, c Caps, base *Compiled) (Engine, string) {
 	if c.Now {
 		how = "generated at commit"
 	}
-	return jit.New(p, base, jit.Options{Vec: 32}), how
+	return jit.New(p, base, jit.Options{Vec: b.vec(c.Level)}), how
 }
 
 var _ Engine = (*jit.Engine)(nil)

@@ -102,7 +102,9 @@ func truth[T integer](v bool) T {
 	return 0
 }
 
-func intKernel[T integer](k opKind) func(in, inout []T) {
+// arithKernel is the kernel of the operations integers and floating-point
+// numbers share (nil for the others).
+func arithKernel[T integer | float](k opKind) func(in, inout []T) {
 	switch k {
 	case opSum:
 		return func(in, inout []T) {
@@ -128,6 +130,12 @@ func intKernel[T integer](k opKind) func(in, inout []T) {
 				inout[i] = max(in[i], inout[i])
 			}
 		}
+	}
+	return nil
+}
+
+func intKernel[T integer](k opKind) func(in, inout []T) {
+	switch k {
 	case opLand:
 		return func(in, inout []T) {
 			for i := range inout {
@@ -165,38 +173,10 @@ func intKernel[T integer](k opKind) func(in, inout []T) {
 			}
 		}
 	}
-	return nil
+	return arithKernel[T](k)
 }
 
-func floatKernel[T float](k opKind) func(in, inout []T) {
-	switch k {
-	case opSum:
-		return func(in, inout []T) {
-			for i := range inout {
-				inout[i] = in[i] + inout[i]
-			}
-		}
-	case opProd:
-		return func(in, inout []T) {
-			for i := range inout {
-				inout[i] = in[i] * inout[i]
-			}
-		}
-	case opMin:
-		return func(in, inout []T) {
-			for i := range inout {
-				inout[i] = min(in[i], inout[i])
-			}
-		}
-	case opMax:
-		return func(in, inout []T) {
-			for i := range inout {
-				inout[i] = max(in[i], inout[i])
-			}
-		}
-	}
-	return nil
-}
+func floatKernel[T float](k opKind) func(in, inout []T) { return arithKernel[T](k) }
 
 func cplxKernel[T cplx](k opKind) func(in, inout []T) {
 	switch k {

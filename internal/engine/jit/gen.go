@@ -333,37 +333,12 @@ func (g *gen) node(n *dame.Node, mb reg, mo int64) {
 		g.compact(s, n, mb, mo)
 		return
 	}
-	switch n.Op {
-	case dame.ContigFinal:
-		g.block(mb, mo, n.Size)
-	case dame.Contig:
-		g.loop(n.Count, n.Child.Extent, n.Child, mb, mo)
-	case dame.Vector:
-		if n.Blocklen == 1 {
-			g.loop(n.Count, n.Stride, n.Child, mb, mo)
-			return
-		}
-		// blocks of Blocklen child instances: a vector of vectors
-		inner := &dame.Node{Op: dame.Contig, Count: n.Blocklen, Child: n.Child, Size: n.Blocklen * n.Child.Size}
-		g.loop(n.Count, n.Stride, inner, mb, mo)
-	case dame.BlockIndex, dame.Index, dame.Struct:
-		g.list(n, mb, mo)
-	default:
-		g.fail("unknown op %v", n.Op)
-	}
+	walkNode[reg](g, n, mb, mo)
 }
 
 // run emits k instances of c, c.Extent apart, the first at mb+mo.
 func (g *gen) run(k int64, c *dame.Node, mb reg, mo int64) {
-	switch {
-	case k == 0:
-	case c.Op == dame.ContigFinal && c.Extent == c.Size:
-		g.block(mb, mo, k*c.Size)
-	case k == 1:
-		g.node(c, mb, mo)
-	default:
-		g.loop(k, c.Extent, c, mb, mo)
-	}
+	walkRun[reg](g, k, c, mb, mo)
 }
 
 // list emits the blocks of a BlockIndex, Index or Struct node: unrolled

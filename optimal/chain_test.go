@@ -322,3 +322,88 @@ func TestTwoNodeBound(t *testing.T) {
 	}
 	t.Logf("certified optimal at cost ≥ 14: %d", certified)
 }
+
+// TestStrucBound: the shape bound (a chain, a struc of one entry over
+// vectors, or a topmost struc of two or more pieces) never exceeds the
+// exact optimum on concatenations of one to three random chains — rows and
+// columns, pieces of vectors and lists — with noise, shifts and a second
+// type, under the paper's costs and random ones; it certifies seed 000's
+// row and column (cost 18), which the bounds before it left at 14.
+func TestStrucBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 27))
+	piece := func() []int64 {
+		c := 1 + r.IntN(40)
+		st := int64(4 * (1 + r.IntN(30)))
+		inner := 1
+		if r.IntN(3) == 0 {
+			inner = 2 + r.IntN(3)
+		}
+		var d []int64
+		for k := range c {
+			base := int64(k) * st * int64(inner+1)
+			if r.IntN(5) == 0 {
+				base += int64(r.IntN(7)) * 4
+			}
+			for j := range inner {
+				d = append(d, base+int64(j)*4)
+			}
+		}
+		return d
+	}
+	certified, checked := 0, 0
+	for trial := range 600 {
+		var ds []int64
+		for range 1 + r.IntN(3) {
+			p := piece()
+			off := int64(0)
+			if len(ds) > 0 {
+				off = ds[len(ds)-1] + int64(4*(1+r.IntN(50)))
+			}
+			for _, x := range p {
+				ds = append(ds, off+x)
+			}
+		}
+		if len(ds) > 200 {
+			ds = ds[:200]
+		}
+		sh := int64(r.IntN(3)-1) * 12
+		m := make(TypeMap, len(ds))
+		for i, d := range ds {
+			m[i] = Elem{"int", d + sh}
+		}
+		if r.IntN(6) == 0 {
+			m[r.IntN(len(m))].Type = "double"
+		}
+		o := DefaultOptions()
+		if r.IntN(3) == 0 {
+			o = randOptions(r)
+		}
+		opt, err := exactCost(t, m, o)
+		if err != nil {
+			continue
+		}
+		checked++
+		if lb := LowerBound(m, o); lb > opt {
+			t.Fatalf("trial %d: lower bound %d > optimum %d (shape %d) under %s %v: %v", trial, lb, opt, strucBound(m, o, 1), o.Constructors, o.Cost, m)
+		} else if lb == opt && opt >= 18 {
+			certified++
+		}
+	}
+	if checked < 300 || certified == 0 {
+		t.Errorf("checked %d maps, certified %d of cost ≥ 18", checked, certified)
+	}
+	t.Logf("checked %d, certified optimal at cost ≥ 18: %d", checked, certified)
+	for _, n := range []int{3, 4, 5, 40, 61} {
+		var m TypeMap
+		for k := range n {
+			m = append(m, Elem{"int", int64(4 * k)})
+		}
+		for k := 1; k < n; k++ {
+			m = append(m, Elem{"int", int64(4 * n * k)})
+		}
+		opt, err := exactCost(t, m, DefaultOptions())
+		if lb := LowerBound(m, DefaultOptions()); err != nil || lb != opt || (n >= 40 && opt != 18) {
+			t.Errorf("row and column of %d: lower bound %d, optimum %d (%v)", n, lb, opt, err)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package optimal
+
+import (
+	"math"
+
+	"github.com/ddtlab/ddt/internal/recon"
+)
+
+// strucBound is the shape bound of docs/normalization.md ("Lower bounds",
+// 4): a lower bound on every tree over opts.Constructors whose flattening
+// is m, for sets with struc and without sbuc (else 0). Some optimal tree
+// is either struc-free — over one basic type a chain, whose least cost
+// recon.SolveChain computes exactly — or a struc of one entry above a
+// chain of vecs (only when the map starts at a nonzero displacement), or
+// has a topmost struc S of k ≥ 2 children under a chain of single-child
+// nodes. S's block is the first q elements for a q at which m splits into
+// translated blocks (q = n when nothing is above S, else the chain above
+// has a node of two copies or more); its children partition the block,
+// each a single element (≥ a leaf) or a longer piece (≥ a leaf and an
+// interior node, or a contiguous leaf). A 2-child S with one single
+// element has its other child bounded by lowerBound of that piece
+// (aligned) at depth − 1. O(n) per divisor of n, plus two chain solutions
+// and, at depth > 0, two bounds of maps of n − 1 elements per divisor.
+func strucBound(m TypeMap, opts Options, depth int) int64 {
+	n := len(m)
+	set := opts.Constructors
+	if n < 2 || !set.Has(AllowStruc) || set.Has(AllowSBuc) {
+		return 0
+	}
+	c := opts.Cost
+	inf := int64(math.MaxInt64)
+	w := c.Ix + c.Type
+	l1 := c.Leaf // one element
+	if set.Has(AllowContig) {
+		l1 = min(l1, c.Contig)
+	}
+	inner := min(c.Struc+w, inf) // the cheapest interior node
+	inner2 := inf                // the cheapest node of two copies or more
+	if set.Has(AllowVec) {
+		inner, inner2 = min(inner, c.Vec), min(inner2, c.Vec)
+	}
+	if set.Has(AllowIdx) {
+		inner, inner2 = min(inner, c.Idx+c.Ix), min(inner2, c.Idx+2*c.Ix)
+	}
+	if set.Has(AllowIdxBuc) {
+		inner, inner2 = min(inner, c.IdxBuc+c.Ix+c.Bucket), min(inner2, c.IdxBuc+c.Ix+c.Bucket)
+	}
+	multi := l1 + inner // a piece of two elements or more
+	if set.Has(AllowContig) {
+		multi = min(multi, c.Contig)
+	}
+
+	best := inf
+	// struc-free trees: chains over one basic type
+	if oneType(m) {
+		if cc, ok := chainCost(m, opts); ok {
+			best = min(best, cc)
+		}
+		if m[0].Disp != 0 {
+			if cc, ok := chainCost(aligned(m), opts); ok {
+				best = min(best, satAdd(c.Struc+w, cc))
+			}
+		}
+	}
+	// a topmost struc of k ≥ 2 children over blocks of q elements
+	for q := n; q >= 2; q-- {
+		if n%q != 0 || !splitsAt(m, q) {
+			continue
+		}
+		above := int64(0)
+		if q < n {
+			if above = inner2; above == inf {
+				continue
+			}
+		}
+		var v int64
+		switch {
+		case q == 2:
+			v = c.Struc + 2*(w+l1)
+		case q == 3:
+			v = min(c.Struc+3*(w+l1), c.Struc+2*w+l1+multi)
+		default:
+			// k = 2, one single element: the other piece is bounded
+			// below by multi, or by its own bound
+			rest := multi
+			if depth > 0 && c.Struc+2*w+l1+rest < min(c.Struc+2*w+2*multi, c.Struc+3*w+2*l1+multi, satAdd(c.Struc, int64(q)*(w+l1))) {
+				rest = max(rest, min(lowerBound(aligned(m[1:q]), opts, depth-1), lowerBound(aligned(m[:q-1]), opts, depth-1)))
+			}
+			v = min(c.Struc+2*w+l1+rest, // k = 2, one single element
+				c.Struc+2*w+2*multi,              // k = 2, two longer pieces
+				c.Struc+3*w+2*l1+multi,           // 3 ≤ k < q: at least this
+				satAdd(c.Struc, int64(q)*(w+l1))) // k = q: single elements
+		}
+		best = min(best, satAdd(above, v))
+	}
+	if best == inf {
+		return 0
+	}
+	return best
+}
+
+// chainCost is the least cost of a struc-free tree over the chain
+// constructors of opts for m (one basic type).
+func chainCost(m TypeMap, opts Options) (int64, bool) {
+	set := opts.Constructors & ChainConstructors
+	seq, _ := toSeq(m, opts)
+	_, cc, err := recon.SolveChain(seq, recon.Cost(opts.Cost), recon.Set(set))
+	return cc, err == nil
+}
+
+// aligned is m translated so that its first element is at displacement 0.
+func aligned(m TypeMap) TypeMap {
+	a := make(TypeMap, len(m))
+	for i, e := range m {
+		a[i] = Elem{e.Type, e.Disp - m[0].Disp}
+	}
+	return a
+}
+
+// splitsAt reports whether m is made of translated copies of its first q
+// elements (q divides len(m)): equal types, equal gaps inside each block.
+func splitsAt(m TypeMap, q int) bool {
+	for t := q; t < len(m); t += q {
+		for k := range q {
+			if m[t+k].Type != m[k].Type || k > 0 && m[t+k].Disp-m[t+k-1].Disp != m[k].Disp-m[k-1].Disp {
+				return false
+			}
+		}
+	}
+	return true
+}

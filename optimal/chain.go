@@ -80,7 +80,7 @@ func checkMemory(n int, per int64) error {
 }
 
 // LowerBound returns a lower bound on the cost of every tree over
-// opts.Constructors whose flattening is m: the largest of five bounds,
+// opts.Constructors whose flattening is m: the largest of six bounds,
 // each proven in docs/normalization.md ("Lower bounds"):
 //
 //   - the node bound: every basic type is some leaf's, and a map of two or
@@ -97,7 +97,9 @@ func checkMemory(n int, per int64) error {
 //     allowed constructors, so C ≥ z/α;
 //   - the shape bound (struc allowed, sbuc not): the least of the exact
 //     least-cost chain (struc-free trees) and lower bounds on trees with a
-//     topmost struc of two or more pieces (strucBound).
+//     topmost struc of two or more pieces (strucBound);
+//   - the letter bound: every distinct gap (with its type) is added by
+//     some node, lists at Ix (or more) each (letterBound).
 //
 // O(n log n) time; m must hold valid displacements (Reconstruct's checks).
 func LowerBound(m TypeMap, opts Options) int64 {
@@ -112,7 +114,7 @@ func lowerBound(m TypeMap, opts Options, depth int) int64 {
 		return lb
 	}
 	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), phraseBound(m, opts))
-	return max(lb, strucBound(m, opts, depth))
+	return max(lb, strucBound(m, opts, depth), letterBound(m, opts))
 }
 
 // phraseBound is ⌈z/α⌉, 0 when α is unbounded (a relevant constant is 0).

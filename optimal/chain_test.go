@@ -407,3 +407,63 @@ func TestStrucBound(t *testing.T) {
 		}
 	}
 }
+
+// TestLetterBound: the letter bound never exceeds the exact optimum on
+// index lists — random displacements, some gaps repeated, runs of a
+// constant gap, one or two types — under the paper's costs and random
+// ones, and it certifies a list whose gaps are all distinct (an idx of
+// one leaf, cost idx + n·ix + leaf), which the phrase bound put at half.
+func TestLetterBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 28))
+	certified := 0
+	for trial := range 800 {
+		n := 2 + r.IntN(150)
+		m := make(TypeMap, n)
+		d := int64(r.IntN(100) - 50)
+		gaps := []int64{int64(8 * (1 + r.IntN(1000)))}
+		repeats := r.IntN(3) != 0
+		for i := range m {
+			typ := "double"
+			if r.IntN(7) == 0 {
+				typ = "int"
+			}
+			m[i] = Elem{typ, d}
+			if !repeats { // all gaps distinct
+				d += int64(8*(1+r.IntN(1000))) + 8000*int64(i)
+				continue
+			}
+			switch r.IntN(4) {
+			case 0: // a gap seen before
+				d += gaps[r.IntN(len(gaps))]
+			default:
+				g := int64(8*(1+r.IntN(1000))) - int64(r.IntN(2))*4000
+				gaps = append(gaps, g)
+				d += g
+			}
+		}
+		o := DefaultOptions()
+		if r.IntN(3) == 0 {
+			o = randOptions(r)
+		}
+		opt, err := exactCost(t, m, o)
+		if err != nil {
+			continue
+		}
+		if lb := LowerBound(m, o); lb > opt {
+			t.Fatalf("trial %d: lower bound %d > optimum %d (letters %d) under %s %v: %v", trial, lb, opt, letterBound(m, o), o.Constructors, o.Cost, m)
+		} else if lb == opt && n > 20 {
+			certified++
+		}
+	}
+	if certified == 0 {
+		t.Error("no list of more than 20 elements certified")
+	}
+	t.Logf("certified optimal, more than 20 elements: %d", certified)
+	m := make(TypeMap, 300)
+	for i := range m {
+		m[i] = Elem{"double", int64(i*i*8 + i)}
+	}
+	if lb, l := LowerBound(m, DefaultOptions()), ListCost(m, DefaultOptions()); lb != l || lb != 3+300+2 {
+		t.Errorf("300 distinct gaps: lower bound %d, list %d", lb, l)
+	}
+}

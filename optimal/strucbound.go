@@ -129,3 +129,76 @@ func splitsAt(m TypeMap, q int) bool {
 	}
 	return true
 }
+
+// letterBound is the letter bound of docs/normalization.md ("Lower
+// bounds", 5). The internal letters of m are (typeᵢ, dᵢ − dᵢ₋₁) for i ≥ 1;
+// V is the number of distinct ones. A node adds at most these many new
+// distinct letters to those of its children: a vec one (the junction of
+// its copies), an idx of c entries c − 1, an idxbuc or sbuc of b buckets
+// b, a struc of k entries k − 1, a contiguous leaf one per basic type
+// ((type, size)), a leaf none. A list node (idx, idxbuc, sbuc, struc)
+// costs at least F + μ·(its new letters), F and μ the least fixed and
+// per-letter parts over the allowed ones (idx: Idx+Ix and Ix; idxbuc:
+// IdxBuc and Ix+Bucket; sbuc: SBuc and Bucket; struc: Struc+Ix+Type and
+// Ix+Type), a vec Vec for its one letter. With k basic types, the leaves
+// cost at least k·min(leaf, contig), and the R = V − (k if contig is
+// allowed) letters left cost at least the least of R·Vec (vectors alone),
+// F + μ·R (lists) and (R − 1)·Vec + F + μ. O(n) with a hash set.
+func letterBound(m TypeMap, opts Options) int64 {
+	set, c := opts.Constructors, opts.Cost
+	type letter struct {
+		t string
+		g int64
+	}
+	seen := make(map[letter]struct{}, min(len(m), 1<<16))
+	types := map[string]bool{}
+	for i, e := range m {
+		types[e.Type] = true
+		if i > 0 {
+			seen[letter{e.Type, e.Disp - m[i-1].Disp}] = struct{}{}
+		}
+	}
+	k := int64(len(types))
+	l1 := c.Leaf
+	r := int64(len(seen))
+	if set.Has(AllowContig) {
+		l1 = min(l1, c.Contig)
+		r = max(0, r-k)
+	}
+	if r == 0 {
+		return k * l1
+	}
+	inf := int64(math.MaxInt64)
+	f, mu := inf, inf
+	list := func(ok bool, fixed, per int64) {
+		if ok {
+			f, mu = min(f, fixed), min(mu, per)
+		}
+	}
+	list(set.Has(AllowIdx), c.Idx+c.Ix, c.Ix)
+	list(set.Has(AllowIdxBuc), c.IdxBuc, c.Ix+c.Bucket)
+	list(set.Has(AllowSBuc), c.SBuc, c.Bucket)
+	list(set.Has(AllowStruc), c.Struc+c.Ix+c.Type, c.Ix+c.Type)
+	g := inf
+	if f != inf {
+		g = min(g, satAdd(f, satMul(mu, r)))
+	}
+	if set.Has(AllowVec) {
+		g = min(g, satMul(c.Vec, r))
+		if f != inf {
+			g = min(g, satAdd(satMul(c.Vec, r-1), f+mu))
+		}
+	}
+	if g == inf {
+		return k * l1 // not representable; any bound holds
+	}
+	return satAdd(k*l1, g)
+}
+
+// satMul is a·b for non-negative a and b, saturating at MaxInt64.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}

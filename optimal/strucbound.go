@@ -14,8 +14,10 @@ import (
 // chain of vecs (only when the map starts at a nonzero displacement), or
 // has a topmost struc S of k ≥ 2 children under a chain of single-child
 // nodes. S's block is the first q elements for a q at which m splits into
-// translated blocks (q = n when nothing is above S, else the chain above
-// has a node of two copies or more); its children partition the block,
+// translated blocks (q = n when nothing is above S; else the chain above
+// places the n/q blocks, by one level of at least two copies, whose least
+// cost levelCost bounds, or by two or more); its children partition the
+// block,
 // each a single element (≥ a leaf) or a longer piece (≥ a leaf and an
 // interior node, or a contiguous leaf). A 2-child S with one single
 // element has its other child bounded by lowerBound of that piece
@@ -69,7 +71,13 @@ func strucBound(m TypeMap, opts Options, depth int) int64 {
 		}
 		above := int64(0)
 		if q < n {
-			if above = inner2; above == inf {
+			// the chain above places the n/q blocks: one level, or two
+			// or more of at least two copies each
+			starts := make([]int64, n/q)
+			for t := range starts {
+				starts[t] = m[t*q].Disp - m[0].Disp
+			}
+			if above = min(levelCost(starts, opts), satAdd(inner2, inner2)); above == inf {
 				continue
 			}
 		}

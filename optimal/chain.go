@@ -114,7 +114,8 @@ func lowerBound(m TypeMap, opts Options, depth int) int64 {
 		return lb
 	}
 	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), phraseBound(m, opts))
-	return max(lb, strucBound(m, opts, depth), letterBound(m, opts))
+	lb = max(lb, letterBound(m, opts))
+	return max(lb, strucBound(m, opts, depth, lb))
 }
 
 // phraseBound is ⌈z/α⌉, 0 when α is unbounded (a relevant constant is 0).

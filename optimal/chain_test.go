@@ -384,7 +384,7 @@ func TestStrucBound(t *testing.T) {
 		}
 		checked++
 		if lb := LowerBound(m, o); lb > opt {
-			t.Fatalf("trial %d: lower bound %d > optimum %d (shape %d) under %s %v: %v", trial, lb, opt, strucBound(m, o, 1), o.Constructors, o.Cost, m)
+			t.Fatalf("trial %d: lower bound %d > optimum %d (shape %d) under %s %v: %v", trial, lb, opt, strucBound(m, o, 1, 0), o.Constructors, o.Cost, m)
 		} else if lb == opt && opt >= 18 {
 			certified++
 		}

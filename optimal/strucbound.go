@@ -20,10 +20,11 @@ import (
 // block,
 // each a single element (≥ a leaf) or a longer piece (≥ a leaf and an
 // interior node, or a contiguous leaf). A 2-child S with one single
-// element has its other child bounded by lowerBound of that piece
-// (aligned) at depth − 1. O(n) per divisor of n, plus two chain solutions
-// and, at depth > 0, two bounds of maps of n − 1 elements per divisor.
-func strucBound(m TypeMap, opts Options, depth int) int64 {
+// element has its other child bounded by pieceBound of that piece
+// (aligned) at depth − 1, when that can raise the result above floor.
+// O(n) per divisor of n, plus two chain solutions and, at depth > 0, two
+// piece bounds of maps of n − 1 elements per divisor.
+func strucBound(m TypeMap, opts Options, depth int, floor int64) int64 {
 	n := len(m)
 	set := opts.Constructors
 	if n < 2 || !set.Has(AllowStruc) || set.Has(AllowSBuc) {
@@ -64,7 +65,13 @@ func strucBound(m TypeMap, opts Options, depth int) int64 {
 			}
 		}
 	}
-	// a topmost struc of k ≥ 2 children over blocks of q elements
+	// a topmost struc of k ≥ 2 children over blocks of q elements: the
+	// cases other than "two children, one a single element" first
+	type single struct {
+		q     int
+		above int64
+	}
+	var singles []single
 	for q := n; q >= 2; q-- {
 		if n%q != 0 || !splitsAt(m, q) {
 			continue
@@ -88,18 +95,27 @@ func strucBound(m TypeMap, opts Options, depth int) int64 {
 		case q == 3:
 			v = min(c.Struc+3*(w+l1), c.Struc+2*w+l1+multi)
 		default:
-			// k = 2, one single element: the other piece is bounded
-			// below by multi, or by its own bound
-			rest := multi
-			if depth > 0 && c.Struc+2*w+l1+rest < min(c.Struc+2*w+2*multi, c.Struc+3*w+2*l1+multi, satAdd(c.Struc, int64(q)*(w+l1))) {
-				rest = max(rest, min(lowerBound(aligned(m[1:q]), opts, depth-1), lowerBound(aligned(m[:q-1]), opts, depth-1)))
-			}
-			v = min(c.Struc+2*w+l1+rest, // k = 2, one single element
-				c.Struc+2*w+2*multi,              // k = 2, two longer pieces
+			v = min(c.Struc+2*w+2*multi, // k = 2, two longer pieces
 				c.Struc+3*w+2*l1+multi,           // 3 ≤ k < q: at least this
 				satAdd(c.Struc, int64(q)*(w+l1))) // k = q: single elements
+			singles = append(singles, single{q, above})
 		}
 		best = min(best, satAdd(above, v))
+	}
+	// k = 2, one single element: the other piece is bounded below by
+	// multi, or by its own bound when that can raise the result above
+	// floor (a bound the caller has already)
+	for _, sg := range singles {
+		v := satAdd(sg.above, c.Struc+2*w+l1+multi)
+		if depth > 0 && v < best && best > floor {
+			need := best - sg.above - (c.Struc + 2*w + l1) // a piece bound that would reach best
+			rest := pieceBound(aligned(m[1:sg.q]), opts, depth-1, need)
+			if rest > multi {
+				rest = min(rest, pieceBound(aligned(m[:sg.q-1]), opts, depth-1, need))
+			}
+			v = satAdd(sg.above, c.Struc+2*w+l1+max(multi, rest))
+		}
+		best = min(best, v)
 	}
 	if best == inf {
 		return 0
@@ -209,4 +225,27 @@ func satMul(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a * b
+}
+
+// pieceBound is a lower bound on the optimum of m for strucBound's
+// refinement: the node, one-node, two-node, letter and shape bounds (the
+// phrase bound's suffix array is left out: O(n log n) of work for a piece
+// the letter bound usually bounds as well), stopping once it reaches need.
+func pieceBound(m TypeMap, opts Options, depth int, need int64) int64 {
+	lb := SimpleLowerBound(m, opts)
+	if len(m) < 2 {
+		return lb
+	}
+	for _, f := range []func() int64{
+		func() int64 { return letterBound(m, opts) },
+		func() int64 { return oneNodeBound(m, opts) },
+		func() int64 { return twoNodeBound(m, opts) },
+		func() int64 { return strucBound(m, opts, depth, lb) },
+	} {
+		if lb >= need {
+			break
+		}
+		lb = max(lb, f())
+	}
+	return lb
 }

@@ -17,9 +17,8 @@ import (
 // translated blocks (q = n when nothing is above S; else the chain above
 // places the n/q blocks, by one level of at least two copies, whose least
 // cost levelCost bounds, or by two or more); its children partition the
-// block,
-// each a single element (≥ a leaf) or a longer piece (≥ a leaf and an
-// interior node, or a contiguous leaf). A 2-child S with one single
+// block, each a single element (≥ a leaf) or a longer piece (≥ a leaf and
+// an interior node, or a contiguous leaf). A 2-child S with one single
 // element has its other child bounded by pieceBound of that piece
 // (aligned) at depth − 1, when that can raise the result above floor.
 // O(n) per divisor of n, plus two chain solutions and, at depth > 0, two

@@ -91,3 +91,39 @@ func TestPeriodTree(t *testing.T) {
 		t.Errorf("3-type map of 2^16: cost %d, lower %d (%v)", c, lower, err)
 	}
 }
+
+// TestReconstructCandidates: above 1024 elements Reconstruct returns a
+// candidate of the approximation when it meets the lower bound; its cost
+// is the O(n^3) program's on a row and a column, two column blocks, a
+// periodic map of two types and a shifted variant, and its tree
+// flattens to the map.
+func TestReconstructCandidates(t *testing.T) {
+	var maps []TypeMap
+	var rc TypeMap
+	for k := range 600 {
+		rc = append(rc, Elem{"int", int64(4 * k)})
+	}
+	for k := 1; k < 600; k++ {
+		rc = append(rc, Elem{"int", int64(2400 * k)})
+	}
+	maps = append(maps, rc)
+	var cols TypeMap
+	for b := range 2 {
+		for k := range 560 {
+			cols = append(cols, Elem{"double", int64(b*1000000 + k*8*(37+b))})
+		}
+	}
+	maps = append(maps, cols)
+	var per TypeMap
+	for i := range 1100 {
+		per = append(per, Elem{[]string{"double", "int"}[i%2], int64(i/2*24 + i%2*8 + 40)})
+	}
+	maps = append(maps, per)
+	for i, m := range maps {
+		tree, c, err := Reconstruct(m, DefaultOptions())
+		want, werr := exactCost(t, m, DefaultOptions())
+		if err != nil || werr != nil || c != want || !flattensTo(tree, m) {
+			t.Errorf("map %d: cost %d (%v), program %d (%v), tree %v", i, c, err, want, werr, tree)
+		}
+	}
+}

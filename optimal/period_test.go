@@ -2,6 +2,7 @@ package optimal
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -125,5 +126,32 @@ func TestReconstructCandidates(t *testing.T) {
 		if err != nil || werr != nil || c != want || !flattensTo(tree, m) {
 			t.Errorf("map %d: cost %d (%v), program %d (%v), tree %v", i, c, err, want, werr, tree)
 		}
+	}
+}
+
+// TestStridedBucketsPrefixes (DDT_RECON_SLOW=1 go test -run
+// StridedBucketsPrefixes -v ./optimal, about a minute): on prefixes of
+// 997 to 4000 elements of the strided-bucket map of docs/normalization.md
+// (bucket b at 4096·b, 1 + b mod 7 ints 8 B apart) the period tree costs
+// exactly the O(n^3) program's optimum — evidence, not a proof, that the
+// 32,768-element answer (cost 43) is optimal.
+func TestStridedBucketsPrefixes(t *testing.T) {
+	if os.Getenv("DDT_RECON_SLOW") != "1" {
+		t.Skip("set DDT_RECON_SLOW=1")
+	}
+	var all TypeMap
+	for b := 0; len(all) < 4096; b++ {
+		for j := range 1 + b%7 {
+			all = append(all, Elem{"int", int64(4096*b + 8*j)})
+		}
+	}
+	for _, n := range []int{997, 1500, 2003, 2500, 3001, 3500, 4000} {
+		m := all[:n]
+		_, pc, ok := periodTree(m, DefaultOptions(), 16, 0)
+		opt, err := exactCost(t, m, DefaultOptions())
+		if !ok || err != nil || pc != opt {
+			t.Errorf("%d elements: period tree %d (%v), optimum %d (%v)", n, pc, ok, opt, err)
+		}
+		t.Logf("%d elements: period tree %d, optimum %d", n, pc, opt)
 	}
 }

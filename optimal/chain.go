@@ -80,7 +80,7 @@ func checkMemory(n int, per int64) error {
 }
 
 // LowerBound returns a lower bound on the cost of every tree over
-// opts.Constructors whose flattening is m: the largest of four bounds,
+// opts.Constructors whose flattening is m: the largest of six bounds,
 // each proven in docs/normalization.md ("Lower bounds"):
 //
 //   - the node bound: every basic type is some leaf's, and a map of two or
@@ -94,16 +94,28 @@ func checkMemory(n int, per int64) error {
 //   - the phrase bound: a tree of cost C flattens to a map whose gap string
 //     parses into at most α·C phrases (recon.Phrases), α the largest of
 //     1/leaf, 2/vec, 2/ix, 4/(ix+bucket), 4/bucket, 3/contig over the
-//     allowed constructors, so C ≥ z/α.
+//     allowed constructors, so C ≥ z/α;
+//   - the shape bound (struc allowed, sbuc not): the least of the exact
+//     least-cost chain (struc-free trees) and lower bounds on trees with a
+//     topmost struc of two or more pieces (strucBound);
+//   - the letter bound: every distinct gap (with its type) is added by
+//     some node, lists at Ix (or more) each (letterBound).
 //
 // O(n log n) time; m must hold valid displacements (Reconstruct's checks).
 func LowerBound(m TypeMap, opts Options) int64 {
+	return lowerBound(m, opts, 1)
+}
+
+// lowerBound is LowerBound with the shape bound's recursion limited to
+// depth.
+func lowerBound(m TypeMap, opts Options, depth int) int64 {
 	lb := SimpleLowerBound(m, opts)
 	if len(m) < 2 {
 		return lb
 	}
 	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), phraseBound(m, opts))
-	return lb
+	lb = max(lb, letterBound(m, opts))
+	return max(lb, strucBound(m, opts, depth, lb))
 }
 
 // phraseBound is ⌈z/α⌉, 0 when α is unbounded (a relevant constant is 0).

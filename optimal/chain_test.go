@@ -322,3 +322,148 @@ func TestTwoNodeBound(t *testing.T) {
 	}
 	t.Logf("certified optimal at cost ≥ 14: %d", certified)
 }
+
+// TestStrucBound: the shape bound (a chain, a struc of one entry over
+// vectors, or a topmost struc of two or more pieces) never exceeds the
+// exact optimum on concatenations of one to three random chains — rows and
+// columns, pieces of vectors and lists — with noise, shifts and a second
+// type, under the paper's costs and random ones; it certifies seed 000's
+// row and column (cost 18), which the bounds before it left at 14.
+func TestStrucBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 27))
+	piece := func() []int64 {
+		c := 1 + r.IntN(40)
+		st := int64(4 * (1 + r.IntN(30)))
+		inner := 1
+		if r.IntN(3) == 0 {
+			inner = 2 + r.IntN(3)
+		}
+		var d []int64
+		for k := range c {
+			base := int64(k) * st * int64(inner+1)
+			if r.IntN(5) == 0 {
+				base += int64(r.IntN(7)) * 4
+			}
+			for j := range inner {
+				d = append(d, base+int64(j)*4)
+			}
+		}
+		return d
+	}
+	certified, checked := 0, 0
+	for trial := range 600 {
+		var ds []int64
+		for range 1 + r.IntN(3) {
+			p := piece()
+			off := int64(0)
+			if len(ds) > 0 {
+				off = ds[len(ds)-1] + int64(4*(1+r.IntN(50)))
+			}
+			for _, x := range p {
+				ds = append(ds, off+x)
+			}
+		}
+		if len(ds) > 200 {
+			ds = ds[:200]
+		}
+		sh := int64(r.IntN(3)-1) * 12
+		m := make(TypeMap, len(ds))
+		for i, d := range ds {
+			m[i] = Elem{"int", d + sh}
+		}
+		if r.IntN(6) == 0 {
+			m[r.IntN(len(m))].Type = "double"
+		}
+		o := DefaultOptions()
+		if r.IntN(3) == 0 {
+			o = randOptions(r)
+		}
+		opt, err := exactCost(t, m, o)
+		if err != nil {
+			continue
+		}
+		checked++
+		if lb := LowerBound(m, o); lb > opt {
+			t.Fatalf("trial %d: lower bound %d > optimum %d (shape %d) under %s %v: %v", trial, lb, opt, strucBound(m, o, 1, 0), o.Constructors, o.Cost, m)
+		} else if lb == opt && opt >= 18 {
+			certified++
+		}
+	}
+	if checked < 300 || certified == 0 {
+		t.Errorf("checked %d maps, certified %d of cost ≥ 18", checked, certified)
+	}
+	t.Logf("checked %d, certified optimal at cost ≥ 18: %d", checked, certified)
+	for _, n := range []int{3, 4, 5, 40, 61} {
+		var m TypeMap
+		for k := range n {
+			m = append(m, Elem{"int", int64(4 * k)})
+		}
+		for k := 1; k < n; k++ {
+			m = append(m, Elem{"int", int64(4 * n * k)})
+		}
+		opt, err := exactCost(t, m, DefaultOptions())
+		if lb := LowerBound(m, DefaultOptions()); err != nil || lb != opt || (n >= 40 && opt != 18) {
+			t.Errorf("row and column of %d: lower bound %d, optimum %d (%v)", n, lb, opt, err)
+		}
+	}
+}
+
+// TestLetterBound: the letter bound never exceeds the exact optimum on
+// index lists — random displacements, some gaps repeated, runs of a
+// constant gap, one or two types — under the paper's costs and random
+// ones, and it certifies a list whose gaps are all distinct (an idx of
+// one leaf, cost idx + n·ix + leaf), which the phrase bound put at half.
+func TestLetterBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 28))
+	certified := 0
+	for trial := range 800 {
+		n := 2 + r.IntN(150)
+		m := make(TypeMap, n)
+		d := int64(r.IntN(100) - 50)
+		gaps := []int64{int64(8 * (1 + r.IntN(1000)))}
+		repeats := r.IntN(3) != 0
+		for i := range m {
+			typ := "double"
+			if r.IntN(7) == 0 {
+				typ = "int"
+			}
+			m[i] = Elem{typ, d}
+			if !repeats { // all gaps distinct
+				d += int64(8*(1+r.IntN(1000))) + 8000*int64(i)
+				continue
+			}
+			switch r.IntN(4) {
+			case 0: // a gap seen before
+				d += gaps[r.IntN(len(gaps))]
+			default:
+				g := int64(8*(1+r.IntN(1000))) - int64(r.IntN(2))*4000
+				gaps = append(gaps, g)
+				d += g
+			}
+		}
+		o := DefaultOptions()
+		if r.IntN(3) == 0 {
+			o = randOptions(r)
+		}
+		opt, err := exactCost(t, m, o)
+		if err != nil {
+			continue
+		}
+		if lb := LowerBound(m, o); lb > opt {
+			t.Fatalf("trial %d: lower bound %d > optimum %d (letters %d) under %s %v: %v", trial, lb, opt, letterBound(m, o), o.Constructors, o.Cost, m)
+		} else if lb == opt && n > 20 {
+			certified++
+		}
+	}
+	if certified == 0 {
+		t.Error("no list of more than 20 elements certified")
+	}
+	t.Logf("certified optimal, more than 20 elements: %d", certified)
+	m := make(TypeMap, 300)
+	for i := range m {
+		m[i] = Elem{"double", int64(i*i*8 + i)}
+	}
+	if lb, l := LowerBound(m, DefaultOptions()), ListCost(m, DefaultOptions()); lb != l || lb != 3+300+2 {
+		t.Errorf("300 distinct gaps: lower bound %d, list %d", lb, l)
+	}
+}

@@ -105,8 +105,9 @@
 // (ChainConstructors) Reconstruct is exact in O(n log log n) at any length
 // up to MaxMapLen. ReconstructLarge answers type maps longer than MaxLen
 // over other sets with the cheapest of the rules' tree, the least-cost
-// chain and the list, with a certified lower bound (LowerBound: node,
-// one-node and phrase bounds) and the a-priori factor
+// chain, the segments, the period and the list, with a certified lower
+// bound (LowerBound: node, one-node, two-node, phrase, shape and letter
+// bounds; an answer that meets it is exact) and the a-priori factor
 // ListCost/LowerBound (docs/normalization.md). Commit
 // does not use this package: ddt.Options.Normalize simplifies the compiled
 // program (opt.Simplify) with the same rules and the same dynamic program

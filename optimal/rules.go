@@ -345,6 +345,12 @@ func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, e
 // cost/OPT ≤ ListCost(m)/LowerBound(m) (docs/normalization.md, "The
 // approximation").
 func approximate(m TypeMap, opts Options, maxSeq int) (tree *Node, cost, lower int64, err error) {
+	return approximateAt(m, opts, maxSeq, 0)
+}
+
+// approximateAt is approximate for a map at depth in periodTree's
+// recursion.
+func approximateAt(m TypeMap, opts Options, maxSeq, depth int) (tree *Node, cost, lower int64, err error) {
 	tree = listTree(m)
 	cost = treeCost(tree, opts.Cost, map[*Node]int64{})
 	lower = LowerBound(m, opts)
@@ -355,6 +361,11 @@ func approximate(m TypeMap, opts Options, maxSeq int) (tree *Node, cost, lower i
 	}
 	if cost > lower {
 		if t, c, ok := segmentTree(m, opts); ok && c < cost && flattensTo(t, m) {
+			tree, cost = t, c
+		}
+	}
+	if cost > lower {
+		if t, c, ok := periodTree(m, opts, maxSeq, depth); ok && c < cost && flattensTo(t, m) {
 			tree, cost = t, c
 		}
 	}

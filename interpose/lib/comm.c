@@ -54,7 +54,10 @@ static void unpacked(const ddt_tinfo *ti, int32_t pin, void *tmp, int64_t n, con
 // user's memory) whose first message arrived with return code rc and
 // status *st: a pipelined message (pipe.c) is received whole and *st
 // counts all of it. It returns the call's return code.
+static int dir_recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st);
+
 static int recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
+	if (s->kind == PL_DIR) return dir_recvd(s, comm, rc, st);
 	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) return rc;
 	int prc;
 	int64_t done;
@@ -75,6 +78,39 @@ static pl_sink ddtsink(const ddt_tinfo *ti, void *tmp, int64_t n, void *buf, int
 	pl_sink s;
 	s.kind = PL_DDT, s.mem = tmp, s.cap = n, s.ti = *ti, s.buf = buf, s.count = count;
 	return s;
+}
+
+// ---- direct messages (direct.c) ---------------------------------------------
+
+// dirsink describes a receive of count instances of ti at buf that MPI
+// takes in the user's memory through the type's direct type (n bytes).
+static pl_sink dirsink(const ddt_tinfo *ti, int64_t n, void *buf, int64_t count) {
+	pl_sink s;
+	memset(&s, 0, sizeof s);
+	s.kind = PL_DIR, s.cap = n, s.ti = *ti, s.buf = buf, s.count = count;
+	return s;
+}
+
+// dir_recvd completes a direct receive: a message of exactly PL_L0 bytes
+// may be packet 0 of a pipelined message (the sender's type was staged),
+// whose trailer then lies in the user's memory at bytes PL_D0.. of the
+// packed stream. ddt gathers those bytes to look; for a pipelined
+// message it gathers packet 0 into a staging buffer and the receive goes
+// on as a staged one (recvd with a PL_DDT sink: the rest arrives in
+// packets and ddt unpacks it).
+static int dir_recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
+	if (rc == MPI_SUCCESS && pl_candidate(s->cap) && status_bytes(st) == PL_L0) {
+		char *tmp = ddt_buf_get(s->cap);
+		if (tmp &&
+			ddtgoPackRange(s->ti.pin, s->buf, s->count, PL_D0, tmp + PL_D0, PL_TRAILER) == PL_TRAILER &&
+			pl_packet0(tmp, PL_L0) && ddtgoPackRange(s->ti.pin, s->buf, s->count, 0, tmp, PL_D0) == PL_D0) {
+			pl_sink d = ddtsink(&s->ti, tmp, s->cap, s->buf, s->count);
+			rc = recvd(&d, comm, rc, st);
+		}
+		ddt_buf_put(tmp, s->cap);
+	}
+	pl_progress(0);
+	return rc;
 }
 
 static int small(int64_t n) { return n <= INT_MAX; }
@@ -525,6 +561,11 @@ static int ideliver(held *h, void *buf, int64_t count, MPI_Datatype datatype, MP
 		void *tmp;                                                                                      \
 		if (ddt_staged(datatype, count, &ti, &n)) {                                                     \
 			int rc;                                                                                     \
+			MPI_Datatype dt;                                                                            \
+			if (ddt_direct(&ti, &dt)) {                                                                 \
+				DDT_COUNT(direct, 1);                                                                   \
+				return PMPI_##NAME(buf, count, dt, dest, tag, comm);                                    \
+			}                                                                                           \
 			if (MODE && pl_send(MODE, &ti, buf, count, n, dest, tag, comm, NULL, NULL, &rc)) return rc; \
 			if (small(n) && (tmp = packed(&ti, buf, count, n))) {                                       \
 				rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, dest, tag, comm);                               \
@@ -566,6 +607,11 @@ static int isend_pl(int mode, const ddt_tinfo *ti, const void *buf, int64_t coun
 		reap(0);                                                                                           \
 		if (request && ddt_staged(datatype, count, &ti, &n)) {                                             \
 			int rc;                                                                                        \
+			MPI_Datatype dt;                                                                               \
+			if (ddt_direct(&ti, &dt)) {                                                                    \
+				DDT_COUNT(direct, 1);                                                                      \
+				return PMPI_##NAME(buf, count, dt, dest, tag, comm, request);                              \
+			}                                                                                              \
 			if (isend_pl(MODE, &ti, buf, count, n, dest, tag, comm, request, &rc)) return rc;              \
 			if (small(n) && (tmp = packed(&ti, buf, count, n))) {                                          \
 				pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                             \
@@ -584,6 +630,49 @@ ISENDLIKE(Isend, 'S')
 ISENDLIKE(Issend, 's')
 ISENDLIKE(Irsend, 'r')
 ISENDLIKE(Ibsend, 0)
+
+// recv_dir is a direct receive (direct.c) of count instances of ti (n bytes) as dt.
+static int recv_dir(const ddt_tinfo *ti, int64_t n, void *buf, int64_t count, MPI_Datatype dt, int source, int tag,
+	MPI_Comm comm, MPI_Status *status, int large) {
+	MPI_Status st;
+	int rc;
+	DDT_COUNT(direct, 1);
+#if MPI_VERSION >= 4
+	if (large) rc = PMPI_Recv_c(buf, count, dt, source, tag, comm, &st);
+	else
+#endif
+		rc = PMPI_Recv(buf, (int)count, dt, source, tag, comm, &st);
+	if (pl_candidate(n)) {
+		pl_sink s = dirsink(ti, n, buf, count);
+		rc = recvd(&s, comm, rc, &st);
+	}
+	if (status != MPI_STATUS_IGNORE) *status = st;
+	return rc;
+}
+
+// irecv_dir posts a direct receive; one that could get packet 0 of a
+// pipelined message is recorded for its completion call (dir_recvd). It
+// returns 0 when it did nothing.
+static int irecv_dir(const ddt_tinfo *ti, int64_t n, void *buf, int64_t count, MPI_Datatype dt, int source, int tag,
+	MPI_Comm comm, MPI_Request *request, int large, int *rc) {
+	pend *p = NULL;
+	if (pl_candidate(n)) {
+		if (!(p = pnew(1, 0, ti, NULL, 0, buf, count))) return 0;
+		p->sink.kind = PL_DIR, p->sink.mem = NULL, p->sink.cap = n;
+		p->comm = comm;
+	}
+	DDT_COUNT(direct, 1);
+#if MPI_VERSION >= 4
+	if (large) *rc = PMPI_Irecv_c(buf, count, dt, source, tag, comm, request);
+	else
+#endif
+		*rc = PMPI_Irecv(buf, (int)count, dt, source, tag, comm, request);
+	if (p) {
+		if (*rc == MPI_SUCCESS) preg(*request, p);
+		else prelease(p);
+	}
+	return 1;
+}
 
 // recv_raw receives into the user's memory with MPI (the type is not
 // staged), through recvd when a pipelined message could arrive.
@@ -645,6 +734,11 @@ static int irecv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source
 		void *tmp;                                                                                          \
 		if (ddt_staged(datatype, count, &ti, &n)) {                                                         \
 			int rc;                                                                                         \
+			MPI_Datatype dt;                                                                                \
+			if (ddt_direct(&ti, &dt)) {                                                                     \
+				DDT_COUNT(direct, 1);                                                                       \
+				return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm);                                    \
+			}                                                                                               \
 			if (MODE && pl_send(MODE, &ti, buf, count, n, dest, tag, comm, NULL, NULL, &rc)) return rc;     \
 			if ((tmp = packed(&ti, buf, count, n))) {                                                       \
 				rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm);                                    \
@@ -668,6 +762,11 @@ SENDLIKE_C(Bsend, 0)
 		reap(0);                                                                                            \
 		if (request && ddt_staged(datatype, count, &ti, &n)) {                                              \
 			int rc;                                                                                         \
+			MPI_Datatype dt;                                                                                \
+			if (ddt_direct(&ti, &dt)) {                                                                     \
+				DDT_COUNT(direct, 1);                                                                       \
+				return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm, request);                           \
+			}                                                                                               \
 			if (isend_pl(MODE, &ti, buf, count, n, dest, tag, comm, request, &rc)) return rc;               \
 			if ((tmp = packed(&ti, buf, count, n))) {                                                       \
 				pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                              \
@@ -693,7 +792,10 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 	int64_t n;
 	void *tmp;
 	held *h;
+	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
+	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt))
+		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 1);
 	if (ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		pl_sink s = ddtsink(&ti, tmp, n, buf, count);
@@ -720,6 +822,11 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 			? PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request)
 			: MPI_ERR_TRUNCATE;
 	}
+	MPI_Datatype dt;
+	int drc;
+	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt) &&
+		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 1, &drc))
+		return drc;
 	if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
@@ -759,7 +866,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	int64_t n;
 	void *tmp;
 	held *h;
+	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
+	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt))
+		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 0);
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		pl_sink s = ddtsink(&ti, tmp, n, buf, count);
@@ -786,6 +896,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 			? PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request)
 			: MPI_ERR_TRUNCATE;
 	}
+	MPI_Datatype dt;
+	int drc;
+	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt) &&
+		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 0, &drc))
+		return drc;
 	if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
@@ -881,7 +996,19 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 	int ss = ddt_staged(sendtype, sendcount, &sti, &sn);
 	int rs = ddt_staged(recvtype, recvcount, &rti, &rn) && small(rn);
 	pl_sink s;
-	int rraw = !rs && pl_raw(recvbuf, recvcount, recvtype, &s);
+	// direct sides (direct.c): MPI takes the user's memory as the direct type
+	MPI_Datatype dt;
+	int rdir = 0;
+	if (ss && ddt_direct(&sti, &dt)) {
+		DDT_COUNT(direct, 1);
+		ss = 0, sendtype = dt;
+	}
+	if (rs && ddt_direct(&rti, &dt)) {
+		DDT_COUNT(direct, 1);
+		rs = 0, recvtype = dt;
+		if (pl_candidate(rn)) rdir = 1, s = dirsink(&rti, rn, recvbuf, recvcount);
+	}
+	int rraw = !rs && !rdir && pl_raw(recvbuf, recvcount, recvtype, &s);
 	MPI_Request r0 = MPI_REQUEST_NULL;
 	void *p0 = NULL, *stmp = NULL, *rtmp = NULL;
 	int rc, pipe = 0;
@@ -893,7 +1020,7 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 		pipe = 1;
 	}
 	if (!pipe && ss && !small(sn)) ss = 0;
-	if (!ss && !rs && !rraw && !pipe)
+	if (!ss && !rs && !rraw && !rdir && !pipe)
 		return PMPI_Sendrecv(sendbuf, (int)sendcount, sendtype, dest, sendtag, recvbuf, (int)recvcount, recvtype,
 			source, recvtag, comm, status);
 	if (!pipe && ss && !(stmp = packed(&sti, sendbuf, sendcount, sn))) ss = 0;
@@ -913,7 +1040,7 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 		rc = PMPI_Sendrecv(ss ? stmp : sendbuf, ss ? (int)sn : (int)sendcount, ss ? MPI_BYTE : sendtype, dest,
 			sendtag, rb, rc_, rt, source, recvtag, comm, &st);
 	}
-	if (rs || rraw) rc = recvd(&s, comm, rc, &st);
+	if (rs || rraw || rdir) rc = recvd(&s, comm, rc, &st);
 	if (rraw) pl_sink_free(&s);
 	ddt_buf_put(stmp, sn);
 	ddt_buf_put(rtmp, rn);

@@ -4,7 +4,8 @@
 // packed into a staging buffer; MPI moves it from and to the user's memory
 // through a byte type built once from ddt's description of the type (the
 // runs of ddt.Committed.Segments: ddt's optimized, merged I/O vector of one
-// instance, as an MPI hindexed type of MPI_BYTE resized to the type's lb and
+// instance, as an MPI hvector or hindexed type of the widest unsigned
+// integer unit that divides every run, resized to the type's lb and
 // extent). The bytes on the wire are the packed stream, exactly what a
 // staged message carries, so the two sides need not agree: a direct send
 // may meet a staged receive and the other way round (docs/interpose.md,
@@ -16,7 +17,7 @@
 
 // DIRECT_RUN is the default of DDT_MPI_DIRECT: a type whose runs average
 // at least this many bytes is moved directly (0: never).
-#define DIRECT_RUN 256
+#define DIRECT_RUN 128
 // DIRECT_MAXRUNS bounds the runs of one instance (the MPI type's size).
 #define DIRECT_MAXRUNS (1 << 22)
 
@@ -48,16 +49,40 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 	int *ilens = NULL;
 	MPI_Aint *displs = NULL;
 	int ok = 0;
-	int64_t k = lens && offs ? ddtgoRuns(ti->pin, room, lens, offs) : -1;
+	int64_t elem = 1;
+	int64_t k = lens && offs ? ddtgoRuns(ti->pin, room, lens, offs, &elem) : -1;
 	if (k > 0 && k <= INT_MAX && (ilens = malloc(sizeof(int) * (size_t)k)) &&
 		(displs = malloc(sizeof(MPI_Aint) * (size_t)k))) {
 		ok = 1;
+		// the unit: the widest unsigned integer that divides every run,
+		// offset, the bounds and the size of the type's basic elements
+		// (MPI's engines copy units, not bytes, then; on one machine the
+		// bytes are the same, and a shorter message, which ends at an
+		// element's end, is whole units)
+		int64_t u = 8;
+		while (u > 1 && elem % u) u >>= 1;
+		uint64_t bits = (uint64_t)ti->lb | (uint64_t)ti->extent;
+		for (int64_t i = 0; i < k; i++) bits |= (uint64_t)lens[i] | (uint64_t)offs[i];
+		while (u > 1 && (bits & (uint64_t)(u - 1))) u >>= 1;
+		MPI_Datatype unit = u == 8 ? MPI_UINT64_T : u == 4 ? MPI_UINT32_T : u == 2 ? MPI_UINT16_T : MPI_BYTE;
 		for (int64_t i = 0; i < k && ok; i++) {
-			if (lens[i] > INT_MAX) ok = 0;
-			ilens[i] = (int)lens[i], displs[i] = (MPI_Aint)offs[i];
+			if (lens[i] / u > INT_MAX) ok = 0;
+			ilens[i] = (int)(lens[i] / u), displs[i] = (MPI_Aint)offs[i];
 		}
-		MPI_Datatype h = MPI_DATATYPE_NULL;
-		if (ok && PMPI_Type_create_hindexed((int)k, ilens, displs, MPI_BYTE, &h) != MPI_SUCCESS) ok = 0;
+		// runs of one length at one stride are an hvector (MPI's engines
+		// have kernels for it), any others an hindexed
+		int regular = 1;
+		for (int64_t i = 1; i < k && regular; i++)
+			regular = lens[i] == lens[0] && offs[i] - offs[i - 1] == (k > 1 ? offs[1] - offs[0] : 0);
+		MPI_Datatype h = MPI_DATATYPE_NULL, v = MPI_DATATYPE_NULL;
+		if (ok && regular) {
+			if (PMPI_Type_create_hvector((int)k, ilens[0], k > 1 ? (MPI_Aint)(offs[1] - offs[0]) : 0, unit, &v) != MPI_SUCCESS ||
+				PMPI_Type_create_hindexed(1, (int[]){1}, (MPI_Aint[]){(MPI_Aint)offs[0]}, v, &h) != MPI_SUCCESS)
+				ok = 0;
+			if (v != MPI_DATATYPE_NULL) PMPI_Type_free(&v);
+		} else if (ok && PMPI_Type_create_hindexed((int)k, ilens, displs, unit, &h) != MPI_SUCCESS) {
+			ok = 0;
+		}
 		if (ok && PMPI_Type_create_resized(h, (MPI_Aint)ti->lb, (MPI_Aint)ti->extent, dt) != MPI_SUCCESS) ok = 0;
 		if (h != MPI_DATATYPE_NULL) PMPI_Type_free(&h);
 		if (ok && PMPI_Type_commit(dt) != MPI_SUCCESS) {

@@ -252,7 +252,10 @@ static void settle(pend *p, MPI_Request old, MPI_Request now, int completed, MPI
 	}
 }
 
-static int tracking(void) { return ddt_on && atomic_load_explicit(&npending, memory_order_relaxed) > 0; }
+static int tracking(void) {
+	return ddt_on && (atomic_load_explicit(&npending, memory_order_relaxed) > 0 ||
+				 atomic_load_explicit(&isr_live, memory_order_relaxed) > 0);
+}
 
 // orphans: requests freed by the user while ddt still owes them work.
 typedef struct orphan {
@@ -266,6 +269,7 @@ static pthread_mutex_t olock = PTHREAD_MUTEX_INITIALIZER;
 
 static void reap(int wait) {
 	pl_progress(0);
+	isr_poll_all(wait);
 	if (atomic_load(&norphans) == 0) return;
 	pthread_mutex_lock(&olock);
 	for (orphan **q = &orphans; *q;) {
@@ -322,8 +326,17 @@ int MPI_Request_free(MPI_Request *request) {
 
 // ---- completion -----------------------------------------------------------
 
+// The blocking completion calls poll (the Test forms) while one of their
+// requests is an MPI_Isendrecv that the library completes (isendrecv.c).
+#define POLL(TEST)                                                      \
+	for (;;) {                                                          \
+		int f_ = 0, rc_ = TEST;                                         \
+		if (rc_ != MPI_SUCCESS || f_) return rc_;                       \
+	}
+
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 	if (!tracking() || !request) return PMPI_Wait(request, status);
+	if (isr_poll(1, request)) POLL(MPI_Test(request, &f_, status))
 	MPI_Request old = *request;
 	pend *p = claim(old);
 	MPI_Status st;
@@ -335,6 +348,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 	if (!tracking() || !request || !flag) return PMPI_Test(request, flag, status);
+	isr_poll(1, request);
 	MPI_Request old = *request;
 	pend *p = claim(old);
 	MPI_Status st;
@@ -391,6 +405,8 @@ static void settle_rest(claims *c, MPI_Request reqs[]) {
 
 int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status) {
 	claims c;
+	if (tracking() && count > 0 && reqs && index && isr_poll(count, reqs))
+		POLL(MPI_Testany(count, reqs, index, &f_, status))
 	if (!tracking() || count <= 0 || !reqs || !index || !claim_all(&c, count, reqs))
 		return PMPI_Waitany(count, reqs, index, status);
 	MPI_Status st;
@@ -403,6 +419,7 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status) {
 
 int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
 	claims c;
+	if (tracking() && count > 0 && reqs) isr_poll(count, reqs);
 	if (!tracking() || count <= 0 || !reqs || !index || !flag || !claim_all(&c, count, reqs))
 		return PMPI_Testany(count, reqs, index, flag, status);
 	MPI_Status st;
@@ -418,6 +435,7 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
 // now (the request stays; its completion call will not unpack again).
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
 	if (!tracking() || !flag) return PMPI_Request_get_status(request, flag, status);
+	isr_poll(1, &request);
 	MPI_Status st;
 	*flag = 0;
 	int rc = PMPI_Request_get_status(request, flag, &st);
@@ -452,11 +470,13 @@ static int all(int test, int count, MPI_Request reqs[], int *flag, MPI_Status st
 
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
 	if (!tracking() || count <= 0 || !reqs) return PMPI_Waitall(count, reqs, statuses);
+	if (isr_poll(count, reqs)) POLL(MPI_Testall(count, reqs, &f_, statuses))
 	return all(0, count, reqs, NULL, statuses);
 }
 
 int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
 	if (!tracking() || count <= 0 || !reqs || !flag) return PMPI_Testall(count, reqs, flag, statuses);
+	isr_poll(count, reqs);
 	return all(1, count, reqs, flag, statuses);
 }
 
@@ -480,12 +500,18 @@ static int some(int test, int incount, MPI_Request reqs[], int *outcount, int in
 int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]) {
 	if (!tracking() || incount <= 0 || !reqs || !outcount || !indices)
 		return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
+	if (isr_poll(incount, reqs))
+		for (;;) {
+			int rc = MPI_Testsome(incount, reqs, outcount, indices, statuses);
+			if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+		}
 	return some(0, incount, reqs, outcount, indices, statuses);
 }
 
 int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]) {
 	if (!tracking() || incount <= 0 || !reqs || !outcount || !indices)
 		return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
+	isr_poll(incount, reqs);
 	return some(1, incount, reqs, outcount, indices, statuses);
 }
 

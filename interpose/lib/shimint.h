@@ -60,6 +60,14 @@ int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, i
 int ddt_direct(const ddt_tinfo *ti, MPI_Datatype *dt);
 int32_t ddt_tset_direct(uintptr_t key, int32_t state, MPI_Datatype *dt);
 
+// isr_live counts the generalized requests of MPI_Isendrecv(_replace)
+// not yet complete (isendrecv.c); isr_poll advances those among reqs and
+// returns how many of them are still not complete; isr_poll_all advances
+// all (wait: until every one is complete).
+extern atomic_long isr_live;
+int isr_poll(int n, const MPI_Request *reqs);
+void isr_poll_all(int wait);
+
 // ---- pipelining (pipe.c) ----------------------------------------------------
 
 // PL_THRESHOLD is the default of DDT_MPI_PIPELINE: messages of more packed

@@ -42,4 +42,18 @@ END {
         printf "\n"
     }
     print "(µs: median of the processes' medians / fastest sample; ratios: first build / this build, median/min, * below 1)"
+    # per build: geometric means of the ratios and the layouts below 1
+    # (by the median, by the fastest sample, by both) among those of
+    # 64 KiB and more
+    for (i = 2; i <= nb; i++) {
+        b = bs[i]; n = 0; l1 = l2 = 0; bm = bn = both = 0
+        for (q = 1; q <= nk; q++) {
+            k = keys[q]; split(k, f, "\t")
+            if (f[3] + 0 < 65536 || !((k, b) in mn) || !((k, bs[1]) in mn)) continue
+            r1 = med(meds[k, bs[1]]) / med(meds[k, b]); r2 = mn[k, bs[1]] / mn[k, b]
+            n++; l1 += log(r1); l2 += log(r2)
+            bm += r1 < 1; bn += r2 < 1; both += r1 < 1 && r2 < 1
+        }
+        if (n) printf "%s/%s over %d layouts >= 64 KiB: geometric mean %.2fx (median), %.2fx (fastest); below 1: %d by the median, %d by the fastest sample, %d by both\n", bs[1], b, n, exp(l1 / n), exp(l2 / n), bm, bn, both
+    }
 }

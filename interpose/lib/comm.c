@@ -1148,6 +1148,23 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 		ddt_tinfo ti;                                                                                        \
 		int64_t n;                                                                                           \
 		void *tmp;                                                                                           \
+		MPI_Datatype dt;                                                                                     \
+		if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt)) {                       \
+			/* direct (direct.c); a receive that could get packet 0 of a */                                  \
+			/* pipelined message is recorded for dir_recvd */                                                \
+			pend *p = NULL;                                                                                  \
+			if (RECV && pl_candidate(n) && (p = pnew(1, 1, &ti, NULL, 0, buf, count))) {                     \
+				p->sink.kind = PL_DIR, p->sink.mem = NULL, p->sink.cap = n;                                  \
+				p->comm = comm;                                                                              \
+			}                                                                                                \
+			if (!RECV || !pl_candidate(n) || p) {                                                            \
+				DDT_COUNT(direct, 1);                                                                        \
+				int rc = PMPI_##NAME(buf, count, dt, peer, tag, comm, request);                              \
+				if (p && rc == MPI_SUCCESS) preg(*request, p);                                               \
+				else if (p) prelease(p);                                                                     \
+				return rc;                                                                                   \
+			}                                                                                                \
+		}                                                                                                    \
 		if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {         \
 			pend *p = pnew(RECV, 1, &ti, tmp, n, buf, count);                                                \
 			if (p) {                                                                                         \

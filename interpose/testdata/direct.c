@@ -8,7 +8,7 @@
    are multiples of 8 bytes, truncation under MPI_ERRORS_RETURN,
    MPI_ANY_SOURCE/MPI_ANY_TAG with Irecv, Probe + Get_count, a pipelined
    message (the sender's type has short runs) into a direct receive with
-   Recv and Irecv, Sendrecv and Isend. Pairs (r, r^1): the even rank sends. */
+   Recv and Irecv, Sendrecv, Isend and persistent requests. Pairs (r, r^1): the even rank sends. */
 #include "common.h"
 
 /* a vector of doubles: nblk blocks of blen at stride (in doubles) */
@@ -238,6 +238,28 @@ int main(int argc, char **argv) {
 		}
 	}
 	ok("direct: sendrecv and isend");
+
+	/* persistent requests, started twice: a direct send into a direct
+	   receive of another vector (320000 bytes: the receive is recorded,
+	   it could get a pipelined message) */
+	if (paired) {
+		Vec sa = vec(625, 64, 80, 1), rb = vec(1250, 32, 40, 1);
+		double *buf = even ? sendbuf(&sa, 0) : recvbuf(&rb);
+		MPI_Request q;
+		if (even) MPI_Send_init(buf, 1, sa.t, peer, 19, MPI_COMM_WORLD, &q);
+		else MPI_Recv_init(buf, 1, rb.t, peer, 19, MPI_COMM_WORLD, &q);
+		for (int k = 0; k < 2; k++) {
+			if (even)
+				for (long e = 0; e < elems(&sa); e++) buf[pos(&sa, e)] = e + (19 + k) * 1000.0;
+			MPI_Start(&q);
+			MPI_Wait(&q, MPI_STATUS_IGNORE);
+			if (!even) check("persistent", &rb, buf, elems(&rb), 19 + k);
+		}
+		MPI_Request_free(&q);
+		free(buf);
+		MPI_Type_free(&sa.t), MPI_Type_free(&rb.t);
+	}
+	ok("direct: persistent requests");
 
 	Vec *all[] = {&a, &a3, &b, &c, &d, &a3r, &p};
 	for (int i = 0; i < 7; i++) MPI_Type_free(&all[i]->t);

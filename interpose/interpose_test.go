@@ -81,7 +81,7 @@ func setup(t *testing.T, m mpi) *build {
 			b.err = fmt.Errorf("build.sh %s: %v\n%s", m.name, err, out)
 			return
 		}
-		for _, p := range []string{"pack", "p2p", "coll", "err", "threads", "pipe"} {
+		for _, p := range []string{"pack", "p2p", "coll", "err", "threads", "pipe", "direct", "isendrecv"} {
 			out, err := exec.Command(m.mpicc, "-O1", "-pthread", "-o", filepath.Join(b.dir, p), filepath.Join("testdata", p+".c")).CombinedOutput()
 			if err != nil {
 				b.err = fmt.Errorf("%s %s.c: %v\n%s", m.mpicc, p, err, out)
@@ -185,7 +185,7 @@ func TestPrograms(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			b := setup(t, m)
 			for _, np := range []int{2, 4} {
-				for _, p := range []string{"pack", "p2p", "coll", "err", "threads", "pipe"} {
+				for _, p := range []string{"pack", "p2p", "coll", "err", "threads", "pipe", "direct", "isendrecv"} {
 					t.Run(fmt.Sprintf("%s-np%d", p, np), func(t *testing.T) {
 						prog := filepath.Join(b.dir, p)
 						plain := run(t, m, np, "", nil, prog)
@@ -252,6 +252,30 @@ func TestPrograms(t *testing.T) {
 							}
 							if ws, wr := int64(np/2*(56+53)), int64(np/2*(50+53)); sum(st, "sends") != ws || sum(st, "recvs") != wr {
 								t.Errorf("pipe: %d sends and %d receives served, want %d and %d:\n%s", sum(st, "sends"), sum(st, "recvs"), ws, wr, with.stderr)
+							}
+						case "direct":
+							// direct.c: each even rank sends 12 messages
+							// directly and each odd rank receives 15
+							// (docs/interpose.md, "Direct messages"), two of
+							// them pipelined by a sender whose type is staged
+							for _, s := range st {
+								if s["direct"] < 12 {
+									t.Errorf("direct: %d direct operations, want at least 12:\n%s", s["direct"], with.stderr)
+								}
+							}
+							if sum(st, "pipelined") != int64(np/2*4) {
+								t.Errorf("direct: %d pipelined, want %d:\n%s", sum(st, "pipelined"), np/2*4, with.stderr)
+							}
+						case "isendrecv":
+							// MPICH 4 declares MPI_Isendrecv: three direct
+							// operations and one pipelined message per rank
+							// (isendrecv.c); Open MPI 4.1 runs MPI_Sendrecv only
+							if m.name == "mpich" {
+								for _, s := range st {
+									if s["direct"] < 3 || s["pipelined"] < 1 {
+										t.Errorf("isendrecv: %d direct, %d pipelined, want 3 and 1:\n%s", s["direct"], s["pipelined"], with.stderr)
+									}
+								}
 							}
 						case "coll", "threads":
 							if sum(st, "sends") == 0 || sum(st, "recvs") == 0 {

@@ -5,7 +5,7 @@
  * or without the ddt interposition library preloaded (run.sh runs both).
  *
  * Options: -f PREFIXES (layout ids), -s SIZES (size letters, e.g. ML), -r N
- * (ping-pong samples, default 12).
+ * (ping-pong samples, default 12, at most 64).
  *
  *   ddtpp -m pack [-f PREFIXES]     singleton: pack/unpack, one "R" line per
  *                                   layout in the anchors harness's format
@@ -16,7 +16,10 @@
  *                                   of the layout with MPI_Send, rank 1
  *                                   receives them with MPI_Recv into the
  *                                   same layout and sends them back; one
- *                                   "P" line per layout
+ *                                   "P" line per layout: the median round
+ *                                   trip (ns), then, after the check, the
+ *                                   fastest sample's and the number of
+ *                                   samples
  *
  * The build name printed is $BENCH_IMPL (run.sh sets mpich, mpich+ddt, ...).
  * Method (as the harness): warm-up, 12 samples of >= 2.5 ms, median.
@@ -48,6 +51,7 @@ typedef struct {
 #define NL ((int)(sizeof LAYOUTS / sizeof LAYOUTS[0]))
 #define MIN_SAMPLE 2.5e-3
 #define REPS 12
+#define PPMAX 64 /* ping-pong samples at most */
 
 static const char *g_impl = "mpi";
 static int g_pp_reps = REPS; /* -r: ping-pong samples (at most REPS) */
@@ -296,12 +300,13 @@ static void run_pp(int rank, const Layout *l)
             break;
         k *= 2;
     }
-    double s[REPS];
+    double s[PPMAX];
     for (int r = 0; r < g_pp_reps; r++)
         s[r] = pp_sample(rank, &c, k) / k;
     if (rank == 0) {
-        printf("P\t%s\t%s\t%s\t%s\t%ld\t%.1f\t%s\n", g_impl, l->id, l->size, l->param, packed,
-               median(s, g_pp_reps) * 1e9, check);
+        double med = median(s, g_pp_reps); /* sorts s */
+        printf("P\t%s\t%s\t%s\t%s\t%ld\t%.1f\t%s\t%.1f\t%d\n", g_impl, l->id, l->size, l->param, packed,
+               med * 1e9, check, s[0] * 1e9, g_pp_reps);
         fflush(stdout);
     }
     free(img);
@@ -326,7 +331,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-r"))
             g_pp_reps = atoi(argv[i + 1]);
     }
-    if (g_pp_reps < 1 || g_pp_reps > REPS)
+    if (g_pp_reps < 1 || g_pp_reps > PPMAX)
         g_pp_reps = REPS;
     if (getenv("BENCH_IMPL"))
         g_impl = getenv("BENCH_IMPL");

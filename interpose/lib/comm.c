@@ -54,7 +54,10 @@ static void unpacked(const ddt_tinfo *ti, int32_t pin, void *tmp, int64_t n, con
 // user's memory) whose first message arrived with return code rc and
 // status *st: a pipelined message (pipe.c) is received whole and *st
 // counts all of it. It returns the call's return code.
+static int dir_recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st);
+
 static int recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
+	if (s->kind == PL_DIR) return dir_recvd(s, comm, rc, st);
 	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) return rc;
 	int prc;
 	int64_t done;
@@ -75,6 +78,39 @@ static pl_sink ddtsink(const ddt_tinfo *ti, void *tmp, int64_t n, void *buf, int
 	pl_sink s;
 	s.kind = PL_DDT, s.mem = tmp, s.cap = n, s.ti = *ti, s.buf = buf, s.count = count;
 	return s;
+}
+
+// ---- direct messages (direct.c) ---------------------------------------------
+
+// dirsink describes a receive of count instances of ti at buf that MPI
+// takes in the user's memory through the type's direct type (n bytes).
+static pl_sink dirsink(const ddt_tinfo *ti, int64_t n, void *buf, int64_t count) {
+	pl_sink s;
+	memset(&s, 0, sizeof s);
+	s.kind = PL_DIR, s.cap = n, s.ti = *ti, s.buf = buf, s.count = count;
+	return s;
+}
+
+// dir_recvd completes a direct receive: a message of exactly PL_L0 bytes
+// may be packet 0 of a pipelined message (the sender's type was staged),
+// whose trailer then lies in the user's memory at bytes PL_D0.. of the
+// packed stream. ddt gathers those bytes to look; for a pipelined
+// message it gathers packet 0 into a staging buffer and the receive goes
+// on as a staged one (recvd with a PL_DDT sink: the rest arrives in
+// packets and ddt unpacks it).
+static int dir_recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
+	if (rc == MPI_SUCCESS && pl_candidate(s->cap) && status_bytes(st) == PL_L0) {
+		char *tmp = ddt_buf_get(s->cap);
+		if (tmp &&
+			ddtgoPackRange(s->ti.pin, s->buf, s->count, PL_D0, tmp + PL_D0, PL_TRAILER) == PL_TRAILER &&
+			pl_packet0(tmp, PL_L0) && ddtgoPackRange(s->ti.pin, s->buf, s->count, 0, tmp, PL_D0) == PL_D0) {
+			pl_sink d = ddtsink(&s->ti, tmp, s->cap, s->buf, s->count);
+			rc = recvd(&d, comm, rc, st);
+		}
+		ddt_buf_put(tmp, s->cap);
+	}
+	pl_progress(0);
+	return rc;
 }
 
 static int small(int64_t n) { return n <= INT_MAX; }
@@ -216,7 +252,10 @@ static void settle(pend *p, MPI_Request old, MPI_Request now, int completed, MPI
 	}
 }
 
-static int tracking(void) { return ddt_on && atomic_load_explicit(&npending, memory_order_relaxed) > 0; }
+static int tracking(void) {
+	return ddt_on && (atomic_load_explicit(&npending, memory_order_relaxed) > 0 ||
+				 atomic_load_explicit(&isr_live, memory_order_relaxed) > 0);
+}
 
 // orphans: requests freed by the user while ddt still owes them work.
 typedef struct orphan {
@@ -230,6 +269,7 @@ static pthread_mutex_t olock = PTHREAD_MUTEX_INITIALIZER;
 
 static void reap(int wait) {
 	pl_progress(0);
+	isr_poll_all(wait);
 	if (atomic_load(&norphans) == 0) return;
 	pthread_mutex_lock(&olock);
 	for (orphan **q = &orphans; *q;) {
@@ -286,8 +326,17 @@ int MPI_Request_free(MPI_Request *request) {
 
 // ---- completion -----------------------------------------------------------
 
+// The blocking completion calls poll (the Test forms) while one of their
+// requests is an MPI_Isendrecv that the library completes (isendrecv.c).
+#define POLL(TEST)                                                      \
+	for (;;) {                                                          \
+		int f_ = 0, rc_ = TEST;                                         \
+		if (rc_ != MPI_SUCCESS || f_) return rc_;                       \
+	}
+
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 	if (!tracking() || !request) return PMPI_Wait(request, status);
+	if (isr_poll(1, request)) POLL(MPI_Test(request, &f_, status))
 	MPI_Request old = *request;
 	pend *p = claim(old);
 	MPI_Status st;
@@ -299,6 +348,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 	if (!tracking() || !request || !flag) return PMPI_Test(request, flag, status);
+	isr_poll(1, request);
 	MPI_Request old = *request;
 	pend *p = claim(old);
 	MPI_Status st;
@@ -355,6 +405,8 @@ static void settle_rest(claims *c, MPI_Request reqs[]) {
 
 int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status) {
 	claims c;
+	if (tracking() && count > 0 && reqs && index && isr_poll(count, reqs))
+		POLL(MPI_Testany(count, reqs, index, &f_, status))
 	if (!tracking() || count <= 0 || !reqs || !index || !claim_all(&c, count, reqs))
 		return PMPI_Waitany(count, reqs, index, status);
 	MPI_Status st;
@@ -367,6 +419,7 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status) {
 
 int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
 	claims c;
+	if (tracking() && count > 0 && reqs) isr_poll(count, reqs);
 	if (!tracking() || count <= 0 || !reqs || !index || !flag || !claim_all(&c, count, reqs))
 		return PMPI_Testany(count, reqs, index, flag, status);
 	MPI_Status st;
@@ -382,6 +435,7 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
 // now (the request stays; its completion call will not unpack again).
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
 	if (!tracking() || !flag) return PMPI_Request_get_status(request, flag, status);
+	isr_poll(1, &request);
 	MPI_Status st;
 	*flag = 0;
 	int rc = PMPI_Request_get_status(request, flag, &st);
@@ -416,11 +470,13 @@ static int all(int test, int count, MPI_Request reqs[], int *flag, MPI_Status st
 
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
 	if (!tracking() || count <= 0 || !reqs) return PMPI_Waitall(count, reqs, statuses);
+	if (isr_poll(count, reqs)) POLL(MPI_Testall(count, reqs, &f_, statuses))
 	return all(0, count, reqs, NULL, statuses);
 }
 
 int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
 	if (!tracking() || count <= 0 || !reqs || !flag) return PMPI_Testall(count, reqs, flag, statuses);
+	isr_poll(count, reqs);
 	return all(1, count, reqs, flag, statuses);
 }
 
@@ -444,12 +500,18 @@ static int some(int test, int incount, MPI_Request reqs[], int *outcount, int in
 int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]) {
 	if (!tracking() || incount <= 0 || !reqs || !outcount || !indices)
 		return PMPI_Waitsome(incount, reqs, outcount, indices, statuses);
+	if (isr_poll(incount, reqs))
+		for (;;) {
+			int rc = MPI_Testsome(incount, reqs, outcount, indices, statuses);
+			if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+		}
 	return some(0, incount, reqs, outcount, indices, statuses);
 }
 
 int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]) {
 	if (!tracking() || incount <= 0 || !reqs || !outcount || !indices)
 		return PMPI_Testsome(incount, reqs, outcount, indices, statuses);
+	isr_poll(incount, reqs);
 	return some(1, incount, reqs, outcount, indices, statuses);
 }
 
@@ -525,6 +587,11 @@ static int ideliver(held *h, void *buf, int64_t count, MPI_Datatype datatype, MP
 		void *tmp;                                                                                      \
 		if (ddt_staged(datatype, count, &ti, &n)) {                                                     \
 			int rc;                                                                                     \
+			MPI_Datatype dt;                                                                            \
+			if (ddt_direct(&ti, &dt)) {                                                                 \
+				DDT_COUNT(direct, 1);                                                                   \
+				return PMPI_##NAME(buf, count, dt, dest, tag, comm);                                    \
+			}                                                                                           \
 			if (MODE && pl_send(MODE, &ti, buf, count, n, dest, tag, comm, NULL, NULL, &rc)) return rc; \
 			if (small(n) && (tmp = packed(&ti, buf, count, n))) {                                       \
 				rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, dest, tag, comm);                               \
@@ -566,6 +633,11 @@ static int isend_pl(int mode, const ddt_tinfo *ti, const void *buf, int64_t coun
 		reap(0);                                                                                           \
 		if (request && ddt_staged(datatype, count, &ti, &n)) {                                             \
 			int rc;                                                                                        \
+			MPI_Datatype dt;                                                                               \
+			if (ddt_direct(&ti, &dt)) {                                                                    \
+				DDT_COUNT(direct, 1);                                                                      \
+				return PMPI_##NAME(buf, count, dt, dest, tag, comm, request);                              \
+			}                                                                                              \
 			if (isend_pl(MODE, &ti, buf, count, n, dest, tag, comm, request, &rc)) return rc;              \
 			if (small(n) && (tmp = packed(&ti, buf, count, n))) {                                          \
 				pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                             \
@@ -584,6 +656,49 @@ ISENDLIKE(Isend, 'S')
 ISENDLIKE(Issend, 's')
 ISENDLIKE(Irsend, 'r')
 ISENDLIKE(Ibsend, 0)
+
+// recv_dir is a direct receive (direct.c) of count instances of ti (n bytes) as dt.
+static int recv_dir(const ddt_tinfo *ti, int64_t n, void *buf, int64_t count, MPI_Datatype dt, int source, int tag,
+	MPI_Comm comm, MPI_Status *status, int large) {
+	MPI_Status st;
+	int rc;
+	DDT_COUNT(direct, 1);
+#if MPI_VERSION >= 4
+	if (large) rc = PMPI_Recv_c(buf, count, dt, source, tag, comm, &st);
+	else
+#endif
+		rc = PMPI_Recv(buf, (int)count, dt, source, tag, comm, &st);
+	if (pl_candidate(n)) {
+		pl_sink s = dirsink(ti, n, buf, count);
+		rc = recvd(&s, comm, rc, &st);
+	}
+	if (status != MPI_STATUS_IGNORE) *status = st;
+	return rc;
+}
+
+// irecv_dir posts a direct receive; one that could get packet 0 of a
+// pipelined message is recorded for its completion call (dir_recvd). It
+// returns 0 when it did nothing.
+static int irecv_dir(const ddt_tinfo *ti, int64_t n, void *buf, int64_t count, MPI_Datatype dt, int source, int tag,
+	MPI_Comm comm, MPI_Request *request, int large, int *rc) {
+	pend *p = NULL;
+	if (pl_candidate(n)) {
+		if (!(p = pnew(1, 0, ti, NULL, 0, buf, count))) return 0;
+		p->sink.kind = PL_DIR, p->sink.mem = NULL, p->sink.cap = n;
+		p->comm = comm;
+	}
+	DDT_COUNT(direct, 1);
+#if MPI_VERSION >= 4
+	if (large) *rc = PMPI_Irecv_c(buf, count, dt, source, tag, comm, request);
+	else
+#endif
+		*rc = PMPI_Irecv(buf, (int)count, dt, source, tag, comm, request);
+	if (p) {
+		if (*rc == MPI_SUCCESS) preg(*request, p);
+		else prelease(p);
+	}
+	return 1;
+}
 
 // recv_raw receives into the user's memory with MPI (the type is not
 // staged), through recvd when a pipelined message could arrive.
@@ -645,6 +760,11 @@ static int irecv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source
 		void *tmp;                                                                                          \
 		if (ddt_staged(datatype, count, &ti, &n)) {                                                         \
 			int rc;                                                                                         \
+			MPI_Datatype dt;                                                                                \
+			if (ddt_direct(&ti, &dt)) {                                                                     \
+				DDT_COUNT(direct, 1);                                                                       \
+				return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm);                                    \
+			}                                                                                               \
 			if (MODE && pl_send(MODE, &ti, buf, count, n, dest, tag, comm, NULL, NULL, &rc)) return rc;     \
 			if ((tmp = packed(&ti, buf, count, n))) {                                                       \
 				rc = PMPI_##NAME##_c(tmp, n, MPI_BYTE, dest, tag, comm);                                    \
@@ -668,6 +788,11 @@ SENDLIKE_C(Bsend, 0)
 		reap(0);                                                                                            \
 		if (request && ddt_staged(datatype, count, &ti, &n)) {                                              \
 			int rc;                                                                                         \
+			MPI_Datatype dt;                                                                                \
+			if (ddt_direct(&ti, &dt)) {                                                                     \
+				DDT_COUNT(direct, 1);                                                                       \
+				return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm, request);                           \
+			}                                                                                               \
 			if (isend_pl(MODE, &ti, buf, count, n, dest, tag, comm, request, &rc)) return rc;               \
 			if ((tmp = packed(&ti, buf, count, n))) {                                                       \
 				pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                              \
@@ -693,7 +818,10 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 	int64_t n;
 	void *tmp;
 	held *h;
+	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
+	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt))
+		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 1);
 	if (ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		pl_sink s = ddtsink(&ti, tmp, n, buf, count);
@@ -720,6 +848,11 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 			? PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request)
 			: MPI_ERR_TRUNCATE;
 	}
+	MPI_Datatype dt;
+	int drc;
+	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt) &&
+		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 1, &drc))
+		return drc;
 	if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
@@ -759,7 +892,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	int64_t n;
 	void *tmp;
 	held *h;
+	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
+	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt))
+		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 0);
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		pl_sink s = ddtsink(&ti, tmp, n, buf, count);
@@ -786,6 +922,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 			? PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request)
 			: MPI_ERR_TRUNCATE;
 	}
+	MPI_Datatype dt;
+	int drc;
+	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt) &&
+		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 0, &drc))
+		return drc;
 	if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
@@ -881,7 +1022,19 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 	int ss = ddt_staged(sendtype, sendcount, &sti, &sn);
 	int rs = ddt_staged(recvtype, recvcount, &rti, &rn) && small(rn);
 	pl_sink s;
-	int rraw = !rs && pl_raw(recvbuf, recvcount, recvtype, &s);
+	// direct sides (direct.c): MPI takes the user's memory as the direct type
+	MPI_Datatype dt;
+	int rdir = 0;
+	if (ss && ddt_direct(&sti, &dt)) {
+		DDT_COUNT(direct, 1);
+		ss = 0, sendtype = dt;
+	}
+	if (rs && ddt_direct(&rti, &dt)) {
+		DDT_COUNT(direct, 1);
+		rs = 0, recvtype = dt;
+		if (pl_candidate(rn)) rdir = 1, s = dirsink(&rti, rn, recvbuf, recvcount);
+	}
+	int rraw = !rs && !rdir && pl_raw(recvbuf, recvcount, recvtype, &s);
 	MPI_Request r0 = MPI_REQUEST_NULL;
 	void *p0 = NULL, *stmp = NULL, *rtmp = NULL;
 	int rc, pipe = 0;
@@ -893,7 +1046,7 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 		pipe = 1;
 	}
 	if (!pipe && ss && !small(sn)) ss = 0;
-	if (!ss && !rs && !rraw && !pipe)
+	if (!ss && !rs && !rraw && !rdir && !pipe)
 		return PMPI_Sendrecv(sendbuf, (int)sendcount, sendtype, dest, sendtag, recvbuf, (int)recvcount, recvtype,
 			source, recvtag, comm, status);
 	if (!pipe && ss && !(stmp = packed(&sti, sendbuf, sendcount, sn))) ss = 0;
@@ -913,7 +1066,7 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 		rc = PMPI_Sendrecv(ss ? stmp : sendbuf, ss ? (int)sn : (int)sendcount, ss ? MPI_BYTE : sendtype, dest,
 			sendtag, rb, rc_, rt, source, recvtag, comm, &st);
 	}
-	if (rs || rraw) rc = recvd(&s, comm, rc, &st);
+	if (rs || rraw || rdir) rc = recvd(&s, comm, rc, &st);
 	if (rraw) pl_sink_free(&s);
 	ddt_buf_put(stmp, sn);
 	ddt_buf_put(rtmp, rn);
@@ -995,6 +1148,23 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 		ddt_tinfo ti;                                                                                        \
 		int64_t n;                                                                                           \
 		void *tmp;                                                                                           \
+		MPI_Datatype dt;                                                                                     \
+		if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt)) {                       \
+			/* direct (direct.c); a receive that could get packet 0 of a */                                  \
+			/* pipelined message is recorded for dir_recvd */                                                \
+			pend *p = NULL;                                                                                  \
+			if (RECV && pl_candidate(n) && (p = pnew(1, 1, &ti, NULL, 0, buf, count))) {                     \
+				p->sink.kind = PL_DIR, p->sink.mem = NULL, p->sink.cap = n;                                  \
+				p->comm = comm;                                                                              \
+			}                                                                                                \
+			if (!RECV || !pl_candidate(n) || p) {                                                            \
+				DDT_COUNT(direct, 1);                                                                        \
+				int rc = PMPI_##NAME(buf, count, dt, peer, tag, comm, request);                              \
+				if (p && rc == MPI_SUCCESS) preg(*request, p);                                               \
+				else if (p) prelease(p);                                                                     \
+				return rc;                                                                                   \
+			}                                                                                                \
+		}                                                                                                    \
 		if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {         \
 			pend *p = pnew(RECV, 1, &ti, tmp, n, buf, count);                                                \
 			if (p) {                                                                                         \

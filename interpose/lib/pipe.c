@@ -292,6 +292,14 @@ static int pl_trailer(const char *mem, int64_t got, pl_hdr *h) {
 	       h->check == pl_check(h);
 }
 
+// pl_packet0 reports whether the got bytes at mem are packet 0 of a
+// pipelined message (a direct receive, direct.c, gathers them from the
+// user's memory to ask).
+int pl_packet0(const char *mem, int64_t got) {
+	pl_hdr h;
+	return pl_trailer(mem, got, &h);
+}
+
 int pl_candidate(int64_t cap) { return pl_comm != MPI_COMM_NULL && cap >= PL_L0; }
 
 // pl_finish completes a receive into s whose first message (status *st)

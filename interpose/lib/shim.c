@@ -90,6 +90,7 @@ static void tremove(uintptr_t key) {
 			if ((*p)->key == key) {
 				tnode *n = *p;
 				*p = n->next;
+				if (n->info.dstate == 1) PMPI_Type_free(&n->info.dtype); // MPI keeps it for pending operations
 				free(n);
 				tcount--;
 				atomic_fetch_sub(&ddt_nserved, 1);
@@ -140,6 +141,28 @@ static void tset_native(uintptr_t key, const ddt_native *nat) {
 		}
 	}
 	pthread_rwlock_unlock(&tlock);
+}
+
+// ddt_tset_direct records the direct type decision of the type of key
+// (direct.c) unless another thread did first; it returns the state in the
+// table and sets *dt to its type.
+int32_t ddt_tset_direct(uintptr_t key, int32_t state, MPI_Datatype *dt) {
+	int32_t got = 0; // the type left the table
+	pthread_rwlock_wrlock(&tlock);
+	if (tcap) {
+		for (tnode *n = tbuckets[hash(key, tcap)]; n; n = n->next) {
+			if (n->key == key) {
+				if (n->info.dstate == 0) {
+					n->info.dstate = state, n->info.dtype = *dt;
+					atomic_fetch_add_explicit(&tgen, 1, memory_order_release);
+				}
+				got = n->info.dstate, *dt = n->info.dtype;
+				break;
+			}
+		}
+	}
+	pthread_rwlock_unlock(&tlock);
+	return got;
 }
 
 #if defined(__x86_64__)
@@ -647,11 +670,11 @@ int MPI_Finalize(void) {
 			int rank = -1;
 			PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 			fprintf(stderr,
-				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld pipelined=%ld\n",
+				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld pipelined=%ld direct=%ld\n",
 				rank, atomic_load(&ddt_st.types), atomic_load(&ddt_st.mirrored), atomic_load(&ddt_st.fallback),
 				atomic_load(&ddt_st.packs), atomic_load(&ddt_st.unpacks), atomic_load(&ddt_st.sends),
 				atomic_load(&ddt_st.recvs), atomic_load(&ddt_st.bytes), atomic_load(&ddt_st.native),
-				atomic_load(&ddt_st.pipelined));
+				atomic_load(&ddt_st.pipelined), atomic_load(&ddt_st.direct));
 			fflush(stderr);
 		}
 	}

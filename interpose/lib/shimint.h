@@ -16,6 +16,10 @@ typedef struct {
 	// order, so count instances (count 1, or extent == size) are one memcpy
 	int64_t data_lb;
 	int32_t contig;
+	// dstate: 0 not decided yet, 1 the type's data goes to MPI directly as
+	// dtype (direct.c), -1 it is staged
+	int32_t dstate;
+	MPI_Datatype dtype;
 } ddt_tinfo;
 
 // ddt_stat are the counters of the statistics line.
@@ -23,6 +27,7 @@ typedef struct {
 	atomic_long types, mirrored, fallback, packs, unpacks, sends, recvs, bytes;
 	atomic_long native; // packs and unpacks done without entering Go (generated code, or one memcpy)
 	atomic_long pipelined; // messages sent or received in packets (pipe.c)
+	atomic_long direct;    // sends and receives MPI did in the user's memory (direct.c)
 } ddt_stat;
 extern ddt_stat ddt_st;
 extern int ddt_stats_on;
@@ -49,6 +54,20 @@ int ddt_pending(void);
 int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst, int64_t room);
 int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, int64_t count);
 
+// ddt_direct reports whether messages of ti go to MPI in the user's
+// memory, described by the byte type *dt built from ddt's runs of the type
+// (direct.c); ddt_tset_direct records that decision in the type table.
+int ddt_direct(const ddt_tinfo *ti, MPI_Datatype *dt);
+int32_t ddt_tset_direct(uintptr_t key, int32_t state, MPI_Datatype *dt);
+
+// isr_live counts the generalized requests of MPI_Isendrecv(_replace)
+// not yet complete (isendrecv.c); isr_poll advances those among reqs and
+// returns how many of them are still not complete; isr_poll_all advances
+// all (wait: until every one is complete).
+extern atomic_long isr_live;
+int isr_poll(int n, const MPI_Request *reqs);
+void isr_poll_all(int wait);
+
 // ---- pipelining (pipe.c) ----------------------------------------------------
 
 // PL_THRESHOLD is the default of DDT_MPI_PIPELINE: messages of more packed
@@ -61,13 +80,15 @@ int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, i
 #define PL_TRAILER 32
 #define PL_L0 (PL_D0 + PL_TRAILER)
 
-enum { PL_RAW = 1, PL_DDT, PL_MPI };
+enum { PL_RAW = 1, PL_DDT, PL_MPI, PL_DIR };
 
 // pl_sink is where the bytes of a receive land: in the user's memory
 // (PL_RAW, a contiguous receive), or in a staging buffer that ddt unpacks
 // into count instances of ti at buf (PL_DDT), or that PMPI_Unpack unpacks
 // into count instances of type (of size tsize) at buf (PL_MPI: a
-// non-contiguous type ddt does not serve; pl_raw allocated mem).
+// non-contiguous type ddt does not serve; pl_raw allocated mem), or in the
+// user's memory through the direct type of ti (PL_DIR, direct.c: mem is
+// unused, cap the bytes the receive holds).
 typedef struct {
 	int kind;
 	char *mem;
@@ -94,6 +115,7 @@ void *pl_rbuf(const pl_sink *s, void *buf);
 int64_t pl_rcount(const pl_sink *s, int64_t count);
 MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t);
 int pl_candidate(int64_t cap);
+int pl_packet0(const char *mem, int64_t got);
 
 // held is a message a probe took off MPI (pipe.c, "probes").
 typedef struct held {

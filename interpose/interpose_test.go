@@ -192,7 +192,11 @@ func TestPrograms(t *testing.T) {
 						if plain.err != nil {
 							t.Fatalf("without the library: %v\n%s%s", plain.err, plain.stdout, plain.stderr)
 						}
-						with := run(t, m, np, b.lib, []string{"DDT_MPI_STATS=1"}, prog)
+						env := []string{"DDT_MPI_STATS=1"}
+						if p == "direct" || p == "isendrecv" {
+							env = append(env, "DDT_MPI_DIRECT_MIN=0") // their messages are small
+						}
+						with := run(t, m, np, b.lib, env, prog)
 						if with.err != nil {
 							t.Fatalf("with the library: %v\n%s%s", with.err, with.stdout, with.stderr)
 						}
@@ -265,6 +269,21 @@ func TestPrograms(t *testing.T) {
 							}
 							if sum(st, "pipelined") != int64(np/2*4) {
 								t.Errorf("direct: %d pipelined, want %d:\n%s", sum(st, "pipelined"), np/2*4, with.stderr)
+							}
+							// by default messages under 64 KiB are packed
+							// by ddt (DDT_MPI_DIRECT_MIN): fewer direct
+							// operations, more sends, the same results
+							def := run(t, m, np, b.lib, []string{"DDT_MPI_STATS=1"}, prog)
+							if def.err != nil {
+								t.Fatalf("with the library, default DDT_MPI_DIRECT_MIN: %v\n%s%s", def.err, def.stdout, def.stderr)
+							}
+							if sorted(def.stdout) != sorted(plain.stdout) {
+								t.Errorf("output with the default DDT_MPI_DIRECT_MIN:\n%s\nwithout:\n%s", def.stdout, plain.stdout)
+							}
+							dst := stats(t, def.stderr, np)
+							if sum(dst, "direct") >= sum(st, "direct") || sum(dst, "sends") <= sum(st, "sends") {
+								t.Errorf("direct: default DDT_MPI_DIRECT_MIN gives %d direct and %d sends, DDT_MPI_DIRECT_MIN=0 %d and %d: small messages should be packed",
+									sum(dst, "direct"), sum(dst, "sends"), sum(st, "direct"), sum(st, "sends"))
 							}
 						case "isendrecv":
 							// MPICH 4 declares MPI_Isendrecv: three direct

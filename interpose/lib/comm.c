@@ -588,7 +588,7 @@ static int ideliver(held *h, void *buf, int64_t count, MPI_Datatype datatype, MP
 		if (ddt_staged(datatype, count, &ti, &n)) {                                                     \
 			int rc;                                                                                     \
 			MPI_Datatype dt;                                                                            \
-			if (ddt_direct(&ti, &dt)) {                                                                 \
+			if (ddt_direct(&ti, n, &dt)) {                                                                 \
 				DDT_COUNT(direct, 1);                                                                   \
 				return PMPI_##NAME(buf, count, dt, dest, tag, comm);                                    \
 			}                                                                                           \
@@ -634,7 +634,7 @@ static int isend_pl(int mode, const ddt_tinfo *ti, const void *buf, int64_t coun
 		if (request && ddt_staged(datatype, count, &ti, &n)) {                                             \
 			int rc;                                                                                        \
 			MPI_Datatype dt;                                                                               \
-			if (ddt_direct(&ti, &dt)) {                                                                    \
+			if (ddt_direct(&ti, n, &dt)) {                                                                    \
 				DDT_COUNT(direct, 1);                                                                      \
 				return PMPI_##NAME(buf, count, dt, dest, tag, comm, request);                              \
 			}                                                                                              \
@@ -761,7 +761,7 @@ static int irecv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source
 		if (ddt_staged(datatype, count, &ti, &n)) {                                                         \
 			int rc;                                                                                         \
 			MPI_Datatype dt;                                                                                \
-			if (ddt_direct(&ti, &dt)) {                                                                     \
+			if (ddt_direct(&ti, n, &dt)) {                                                                     \
 				DDT_COUNT(direct, 1);                                                                       \
 				return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm);                                    \
 			}                                                                                               \
@@ -789,7 +789,7 @@ SENDLIKE_C(Bsend, 0)
 		if (request && ddt_staged(datatype, count, &ti, &n)) {                                              \
 			int rc;                                                                                         \
 			MPI_Datatype dt;                                                                                \
-			if (ddt_direct(&ti, &dt)) {                                                                     \
+			if (ddt_direct(&ti, n, &dt)) {                                                                     \
 				DDT_COUNT(direct, 1);                                                                       \
 				return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm, request);                           \
 			}                                                                                               \
@@ -820,7 +820,7 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 	held *h;
 	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
-	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt))
+	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt))
 		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 1);
 	if (ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
@@ -850,7 +850,7 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 	}
 	MPI_Datatype dt;
 	int drc;
-	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt) &&
+	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt) &&
 		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 1, &drc))
 		return drc;
 	if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
@@ -894,7 +894,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	held *h;
 	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
-	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt))
+	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt))
 		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 0);
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
@@ -924,7 +924,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	}
 	MPI_Datatype dt;
 	int drc;
-	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt) &&
+	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt) &&
 		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 0, &drc))
 		return drc;
 	if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
@@ -1025,11 +1025,11 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 	// direct sides (direct.c): MPI takes the user's memory as the direct type
 	MPI_Datatype dt;
 	int rdir = 0;
-	if (ss && ddt_direct(&sti, &dt)) {
+	if (ss && ddt_direct(&sti, sn, &dt)) {
 		DDT_COUNT(direct, 1);
 		ss = 0, sendtype = dt;
 	}
-	if (rs && ddt_direct(&rti, &dt)) {
+	if (rs && ddt_direct(&rti, rn, &dt)) {
 		DDT_COUNT(direct, 1);
 		rs = 0, recvtype = dt;
 		if (pl_candidate(rn)) rdir = 1, s = dirsink(&rti, rn, recvbuf, recvcount);
@@ -1149,7 +1149,7 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 		int64_t n;                                                                                           \
 		void *tmp;                                                                                           \
 		MPI_Datatype dt;                                                                                     \
-		if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, &dt)) {                       \
+		if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt)) {                       \
 			/* direct (direct.c); a receive that could get packet 0 of a */                                  \
 			/* pipelined message is recorded for dir_recvd */                                                \
 			pend *p = NULL;                                                                                  \

@@ -18,24 +18,39 @@
 // DIRECT_RUN is the default of DDT_MPI_DIRECT: a type whose runs average
 // at least this many bytes is moved directly (0: never).
 #define DIRECT_RUN 128
+// DIRECT_MIN is the default of DDT_MPI_DIRECT_MIN: messages (or receive
+// buffers) of fewer bytes are always packed by ddt. Staging measured
+// faster than direct on small messages (2 KB, docs/interpose-bench.md,
+// "Direct messages"); the ping-pong target starts at 64 KB.
+#define DIRECT_MIN 65536
 // DIRECT_MAXRUNS bounds the runs of one instance (the MPI type's size).
 #define DIRECT_MAXRUNS (1 << 22)
 
-static int64_t drun = -1;
+static int64_t drun = -1, dmin = -1;
 
-static int64_t direct_run(void) {
-	int64_t v = drun;
-	if (v >= 0) return v;
-	v = DIRECT_RUN;
-	const char *e = getenv("DDT_MPI_DIRECT");
+// envsize reads a byte count (a number, optionally followed by k or K)
+// from the environment variable name, or returns def.
+static int64_t envsize(const char *name, int64_t def) {
+	const char *e = getenv(name);
 	if (e && *e) {
 		char *end;
 		long long x = strtoll(e, &end, 10);
 		if (*end == 'k' || *end == 'K') x <<= 10, end++;
-		if (!*end && x >= 0) v = x;
+		if (!*end && x >= 0) return x;
 	}
-	drun = v;
-	return v;
+	return def;
+}
+
+static int64_t direct_run(void) {
+	int64_t v = drun;
+	if (v >= 0) return v;
+	return drun = envsize("DDT_MPI_DIRECT", DIRECT_RUN);
+}
+
+static int64_t direct_min(void) {
+	int64_t v = dmin;
+	if (v >= 0) return v;
+	return dmin = envsize("DDT_MPI_DIRECT_MIN", DIRECT_MIN);
 }
 
 // build makes the direct type of ti, or reports that it has none.
@@ -94,7 +109,8 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 	return ok;
 }
 
-int ddt_direct(const ddt_tinfo *ti, MPI_Datatype *dt) {
+int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype *dt) {
+	if (n < direct_min()) return 0;
 	if (ti->dstate == 1) {
 		*dt = ti->dtype;
 		return 1;

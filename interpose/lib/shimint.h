@@ -54,10 +54,11 @@ int ddt_pending(void);
 int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst, int64_t room);
 int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, int64_t count);
 
-// ddt_direct reports whether messages of ti go to MPI in the user's
-// memory, described by the byte type *dt built from ddt's runs of the type
-// (direct.c); ddt_tset_direct records that decision in the type table.
-int ddt_direct(const ddt_tinfo *ti, MPI_Datatype *dt);
+// ddt_direct reports whether a message of n packed bytes (or a receive of
+// that capacity) of ti goes to MPI in the user's memory, described by the
+// byte type *dt built from ddt's runs of the type (direct.c);
+// ddt_tset_direct records the type's decision in the type table.
+int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype *dt);
 int32_t ddt_tset_direct(uintptr_t key, int32_t state, MPI_Datatype *dt);
 
 // isr_live counts the generalized requests of MPI_Isendrecv(_replace)

@@ -579,3 +579,13 @@ func stridedNode(n *dame.Node) (cnode, bool) {
 	}
 	return c, true
 }
+
+// SetSortRule makes the plans built from now on apply r instead of the
+// displacement-sorting rule in force, and returns that rule (for `ddt
+// bench --fig 14`, which measures unpack with sorting on and off; not
+// safe while other goroutines build plans).
+func SetSortRule(r dame.SortRule) dame.SortRule {
+	old := sortRule
+	sortRule = r
+	return old
+}

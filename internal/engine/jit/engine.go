@@ -58,24 +58,28 @@ type Options struct {
 
 // Tiering: a program is compiled once what its native code would have
 // saved so far reaches what compiling it costs (the rent-or-buy rule: at
-// most twice the cost of the best choice made knowing the future). A call
-// moving n packed bytes would save about gainCall + n/gainBytes
-// nanoseconds; compiling a program of s nodes and list entries costs
-// about costBase + s*costNode nanoseconds. Counted in bytes: every call
-// adds callWeight + n to the engine's uses, and the program compiles when
-// they reach threshold(p) = (costBase + s*costNode)*gainBytes. Measured
-// with `ddt bench --fig 17` (docs/performance.md, "Tuning from
-// measurement"); DDT_JIT_AFTER=SIZE (K, M, G suffixes; 0 compiles at the
-// first use) replaces threshold(p) by SIZE for every program.
+// most twice the cost of the better choice made knowing the future, when
+// the estimates hold). A call moving n packed bytes saves about gainCall
+// + n/gainBytes nanoseconds; compiling a program of s nodes and list
+// entries costs about costBase + s*costNode nanoseconds. Counted in
+// bytes, every call adds callWeight + n to the engine's uses, and the
+// program compiles when they reach threshold(p) = (costBase +
+// s*costNode)*gainBytes: about 7.7 MB for small programs, so about 300
+// calls of 2 KB or 7 of 1 MB. The constants are medians of `ddt bench
+// --fig 17` over the DDTBench and mpipack layouts on the project's 2-core
+// x86 VM (docs/performance.md, "Tuning from measurement"): compiling
+// takes 10-35 µs plus about 45 ns per node or entry; generated code saves
+// 0.03-0.5 µs per call on 2 KB messages and, on 1 MB ones, from nothing
+// (strided rows, where both run the same vector loop) to 0.15 ms (the
+// struct array L7), median about 1 ns per 512 bytes. DDT_JIT_AFTER=SIZE
+// (K, M, G suffixes; 0 compiles at the first use) replaces threshold(p)
+// by SIZE for every program.
 const (
-	gainBytes  = 8  // packed bytes per nanosecond saved (median of the suite)
-	gainCall   = 40 // nanoseconds saved per call besides the bytes
+	gainBytes  = 512 // packed bytes moved per nanosecond saved
+	gainCall   = 50  // nanoseconds saved per call besides the bytes
 	callWeight = gainCall * gainBytes
 	costBase   = 15000 // nanoseconds: mapping the code (two system calls) and the generator's setup
-	costNode   = 100   // nanoseconds per node or list entry
-	// maxThreshold bounds threshold(p): past it (programs of hundreds of
-	// thousands of entries) the code is generated once 64 MiB have moved
-	maxThreshold = 64 << 20
+	costNode   = 45    // nanoseconds per node or list entry
 )
 
 // afterEnv is DDT_JIT_AFTER, read once (-1 when unset or malformed).
@@ -94,7 +98,7 @@ func threshold(p *dame.Program) int64 {
 	if afterEnv >= 0 {
 		return afterEnv
 	}
-	return min(maxThreshold, (costBase+int64(ProgramSize(p))*costNode)*gainBytes)
+	return (costBase + int64(ProgramSize(p))*costNode) * gainBytes
 }
 
 // ProgramSize is the number of nodes and list entries of p, each shared

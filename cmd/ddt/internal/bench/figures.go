@@ -213,8 +213,16 @@ func fig14(w io.Writer, o FigOptions) error {
 			func() { sorted.Unpack(mem, pk, -lo, 1, 0) },
 			func() { list.Unpack(mem, pk, -lo, 1, 0) },
 		}
-		if nat, err := ddt.CommitWith(t, ddt.Options{Engine: ddt.Native}); err == nil {
-			fns = append(fns, func() { nat.Unpack(mem, pk, -lo, 1) })
+		if jit.Available() {
+			// native code over a list-order fallback (Select would keep the
+			// compiled engine where the default rule sorts)
+			old := engine.SetSortRule(sortOff)
+			nat := jit.New(p, engine.NewCompiled(p, engine.DefaultLevel()), jit.Options{Now: true})
+			nat.Unpack(mem, pk, -lo, 1, 0)
+			engine.SetSortRule(old)
+			if nat.Code() != nil {
+				fns = append(fns, func() { nat.Unpack(mem, pk, -lo, 1, 0) })
+			}
 		}
 		ts, rs := ratioRounds(o, fns...)
 		nat, natr := "-", "-"

@@ -20,7 +20,7 @@ func TestBenchCommandLine(t *testing.T) {
 		{[]string{"bench", "--fig", "13"}, 2, "--fig 13: the figures are 14, 15, 16 and 17"},
 		{[]string{"bench", "--fig", "17", "--engine", "auto"}, 2, "--fig takes only"},
 		{[]string{"bench", "--fig", "15", "--filter", "nosuch"}, 1, `no layout matches --filter "nosuch"`},
-		{[]string{"bench", "--fig", "17", "--filter", "mpipack/L1", "--sizes", "X"}, 1, "no layout of sizes X"},
+		{[]string{"bench", "--fig", "15", "--filter", "mpipack/L1", "--sizes", "X"}, 1, "no layout of sizes X"},
 		// a type whose image would be 8 GB: refused before allocating
 		{[]string{"bench", "--type", "-", "--count", "1000000"}, 1, "over the limit of 448 MiB (--mem)"},
 	}

@@ -24,6 +24,12 @@ type SortRule struct {
 	MinAvgBlock int64 // bytes per block on average, at least
 	MaxAvgBlock int64 // bytes per block on average, at most
 	MaxGap      int64 // memory span per block on average, at most
+	// Fixed sorts only lists of blocks of one length (BlockIndex) of
+	// Lengths bytes (any when empty): the sizes whose sorted unpack moves
+	// each block with one load and store (a general move per block made
+	// sorting lose everywhere)
+	Fixed   bool
+	Lengths []int64
 }
 
 // DefaultSortRule is the rule the compiled engine applies, set from `ddt
@@ -39,7 +45,7 @@ type SortRule struct {
 // pays where several blocks share each cache line: written in order, each
 // line is filled at once instead of being visited again and again.
 var DefaultSortRule = SortRule{MinBlocks: 64, MinSpan: 64 << 10, MaxSpan: 4 << 20, MaxPacked: 1 << 20,
-	MinAvgBlock: 1, MaxAvgBlock: 8, MaxGap: 32}
+	MinAvgBlock: 1, MaxAvgBlock: 8, MaxGap: 32, Fixed: true, Lengths: []int64{8}}
 
 // UnpackOrder is the displacement-sorting rule (seed 003 §3.3, Fig. 14)
 // with DefaultSortRule.
@@ -52,6 +58,9 @@ func (r SortRule) Fires(n *Node) bool {
 		return false
 	}
 	nb := int64(len(n.Disps))
+	if r.Fixed && (n.Op != BlockIndex || (len(r.Lengths) > 0 && !slices.Contains(r.Lengths, n.Blocklen*n.Child.Size))) {
+		return false
+	}
 	if nb == 0 || nb < int64(r.MinBlocks) || n.Size > r.MaxPacked || n.Size < r.MinAvgBlock*nb ||
 		(r.MaxAvgBlock > 0 && n.Size > r.MaxAvgBlock*nb) {
 		return false

@@ -368,10 +368,13 @@ func (c *cnode) sortedScatter(m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 	s := c.sorted
 	ps, ls := s.Packed[:len(s.Disps)], s.Lens[:len(s.Disps)]
 	if c.kind == kGather {
-		// fixed lengths of whole words: one load and store per block, the
+		// fixed lengths of 4 bytes or whole words: one load and store per block, the
 		// loop the sorting pays for (a call of mv per block would not)
 		m, p := at(m, mo), at(p, po)
 		switch c.L {
+		case 4:
+			sortedWords[uint32](m, p, s.Disps, ps)
+			return
 		case 8:
 			sortedWords[uint64](m, p, s.Disps, ps)
 			return

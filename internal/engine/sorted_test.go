@@ -46,6 +46,8 @@ func TestSortedUnpack(t *testing.T) {
 	}{
 		{"gather, random", scattered(t, 1, 300, 1, 1024, db), true},
 		{"index, random", scatteredIndexed(t, 2, 300, 1024, db), true},
+		{"gather 4 B, random", scattered(t, 10, 300, 1, 1024, datatype.Of(datatype.Int)), true},
+		{"gather 12 B, random", scattered(t, 10, 300, 3, 1024, datatype.Of(datatype.Int)), true},
 		{"gather 16 B, random", scattered(t, 6, 300, 2, 1024, db), true},
 		{"gather 32 B, random", scattered(t, 7, 300, 4, 1024, db), true},
 		{"gather 64 B, random", scattered(t, 8, 300, 8, 1024, db), true},
@@ -188,6 +190,7 @@ func TestDefaultSortRule(t *testing.T) {
 		{"8 B blocks 256 B apart over 4 MiB (loses, 0.7x)", scattered(t, 15, 16384, 1, 256, db), false},
 		{"8 B blocks 32 B apart over 32 MiB (packed 8 MiB; loses to native code)", scattered(t, 16, 1<<20, 1, 32, db), false},
 		{"in order", inOrder, false},
+		{"index of 1-2 B blocks 32 B apart, random (a general move per block: loses)", scatteredIndexed(t, 17, 16384, 32, datatype.Of(datatype.Char)), false},
 	}
 	for _, c := range cases {
 		p := opt.Compile(c.ty)

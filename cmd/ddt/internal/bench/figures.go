@@ -169,12 +169,12 @@ var (
 // keeps list order) and the default rule's verdict.
 func fig14(w io.Writer, o FigOptions) error {
 	var cases []sortCase
-	for _, L := range []int64{8, 64, 512} {
+	for _, L := range []int64{4, 8, 64, 512} {
 		for _, density := range []int64{1, 4, 32} {
 			for _, span := range []int64{128 << 10, 1 << 20, 4 << 20, 32 << 20} {
 				gap := L * density
 				n := span / gap
-				if n < 64 || n > 1<<20 || (L == 512 && span == 4<<20) || (L < 512 && gap > 256) {
+				if n < 64 || n > 1<<20 || (L == 512 && span == 4<<20) || (L < 512 && gap > 256) || (L == 4 && (density == 32 || span > 4<<20)) {
 					continue
 				}
 				cases = append(cases, sortCase{int(n), L, gap})

@@ -34,18 +34,20 @@ type SortRule struct {
 
 // DefaultSortRule is the rule the compiled engine applies, set from `ddt
 // bench --fig 14` (docs/performance.md, "Tuning from measurement"): on
-// the project's 2-core x86 VM, unpack of random-order lists of 8-byte
-// blocks 8 to 32 bytes apart over 128 KiB to 4 MiB (packed bytes up to
-// 1 MiB) ran 1.25-1.9x faster sorted than in list order, on the compiled
-// engine and against the native code (spans under 128 KiB were not
-// measured; the rule stops at 64 KiB, where the list stays in L2); blocks 256 bytes apart gained at most 1.07x and lost from 4 MiB
-// up, and 64- and 512-byte blocks lost (0.5-0.95x) at every span: the
-// list-order scatter kernels are vector code, and an out-of-order core
-// overlaps the misses of random writes to distinct cache lines. Sorting
-// pays where several blocks share each cache line: written in order, each
-// line is filled at once instead of being visited again and again.
+// the project's 2-core x86 VM, unpack of random-order lists of 4- and
+// 8-byte blocks 4 to 32 bytes apart over 128 KiB to 4 MiB (packed bytes
+// up to 1 MiB) ran 1.1-1.9x faster sorted than in list order, on the
+// compiled engine and against the native code (spans under 128 KiB were
+// not measured; the rule stops at 64 KiB); blocks 256 bytes apart gained
+// at most 1.07x and lost from 4 MiB up, 64- and 512-byte blocks lost
+// (0.5-0.95x) at every span, and so did every list while sorted unpack
+// made a general move per block: the list-order scatter kernels are
+// vector code, and an out-of-order core overlaps the misses of random
+// writes to distinct cache lines. Sorting pays where several blocks share
+// each cache line: written in order, each line is filled at once instead
+// of being visited again and again.
 var DefaultSortRule = SortRule{MinBlocks: 64, MinSpan: 64 << 10, MaxSpan: 4 << 20, MaxPacked: 1 << 20,
-	MinAvgBlock: 1, MaxAvgBlock: 8, MaxGap: 32, Fixed: true, Lengths: []int64{8}}
+	MinAvgBlock: 1, MaxAvgBlock: 8, MaxGap: 32, Fixed: true, Lengths: []int64{4, 8}}
 
 // UnpackOrder is the displacement-sorting rule (seed 003 §3.3, Fig. 14)
 // with DefaultSortRule.

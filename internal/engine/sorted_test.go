@@ -166,10 +166,11 @@ func BenchmarkSortedUnpack(b *testing.B) {
 }
 
 // TestDefaultSortRule: the default rule sorts a list where sorting was
-// measured to pay (ddt bench --fig 14: random-order 8-byte blocks 8 to 32
-// bytes apart over 128 KiB to 4 MiB, 1.3-1.9x faster unpack) and nowhere
-// it was measured to lose (64-byte blocks, blocks 256 bytes apart, spans
-// of 33 MiB, lists in order); where it sorts, Auto keeps the compiled
+// measured to pay (ddt bench --fig 14: random-order 4- and 8-byte blocks
+// 4 to 32 bytes apart over 128 KiB to 4 MiB, 1.1-1.9x faster unpack) and
+// nowhere it was measured to lose or not measured (64-byte blocks, blocks
+// 256 bytes apart, spans of 33 MiB, lists in order, index lists, 2-byte
+// blocks); where it sorts, Auto keeps the compiled
 // engine (whose plan sorts; native code keeps list order), and unpack
 // equals the reference engine's, whole and in pieces.
 func TestDefaultSortRule(t *testing.T) {
@@ -189,6 +190,8 @@ func TestDefaultSortRule(t *testing.T) {
 		{"64 B blocks 64 B apart over 1 MiB (loses, 0.85x)", scattered(t, 14, 16384, 8, 64, db), false},
 		{"8 B blocks 256 B apart over 4 MiB (loses, 0.7x)", scattered(t, 15, 16384, 1, 256, db), false},
 		{"8 B blocks 32 B apart over 32 MiB (packed 8 MiB; loses to native code)", scattered(t, 16, 1<<20, 1, 32, db), false},
+		{"4 B blocks 16 B apart over 1 MiB (pays 1.5x)", scattered(t, 18, 65536, 1, 16, datatype.Of(datatype.Int)), true},
+		{"2 B blocks 16 B apart over 1 MiB (not measured)", scattered(t, 19, 65536, 1, 16, datatype.Of(datatype.Short)), false},
 		{"in order", inOrder, false},
 		{"index of 1-2 B blocks 32 B apart, random (a general move per block: loses)", scatteredIndexed(t, 17, 16384, 32, datatype.Of(datatype.Char)), false},
 	}

@@ -14,57 +14,89 @@ type Sorted struct {
 	Lens   []int64 // bytes of each block
 }
 
-// SortRule holds the thresholds of the displacement-sorting rule.
+// SortRule holds the thresholds of the displacement-sorting rule. A zero
+// bound of a Max field is no bound.
 type SortRule struct {
 	MinBlocks   int   // shorter lists have too little to gain
-	MinSpan     int64 // memory spans below this stay in cache anyway
+	MinSpan     int64 // memory spans below this stay in the first caches anyway
+	MaxSpan     int64 // beyond it, sorted unpack was measured to lose
 	MaxPacked   int64 // the out-of-order reads of the packed bytes must hit cache
-	MinAvgBlock int64 // bytes per block on average
+	MinAvgBlock int64 // bytes per block on average, at least
+	MaxAvgBlock int64 // bytes per block on average, at most
+	MaxGap      int64 // memory span per block on average, at most
+	// Fixed sorts only lists of blocks of one length (BlockIndex) of
+	// Lengths bytes (any when empty): the sizes whose sorted unpack moves
+	// each block with one load and store (a general move per block made
+	// sorting lose everywhere)
+	Fixed   bool
+	Lengths []int64
 }
 
-// DefaultSortRule is the rule the compiled engine applies. Measured on
-// the project's 2-core AMD EPYC VM (go test -bench SortedUnpack
-// ./internal/engine: 4096 blocks in random order, 8 or 64 bytes each, over
-// 8 to 128 MiB), sorted unpack ran at 0.5-0.8x the list-order scatter
-// kernels for 8-byte blocks and 0.9-1.2x for 64-byte blocks: the hardware
-// absorbs random writes better than the paper's machines did, and the
-// list-order path has vector scatter kernels. So the rule only fires for
-// large blocks spread beyond the last-level cache.
-var DefaultSortRule = SortRule{MinBlocks: 64, MinSpan: 64 << 20, MaxPacked: 1 << 20, MinAvgBlock: 64}
+// DefaultSortRule is the rule the compiled engine applies, set from `ddt
+// bench --fig 14` (docs/performance.md, "Tuning from measurement"): on
+// the project's 2-core x86 VM, unpack of random-order lists of 4- and
+// 8-byte blocks 4 to 32 bytes apart over 128 KiB to 4 MiB (packed bytes
+// up to 1 MiB) ran 1.1-1.9x faster sorted than in list order, on the
+// compiled engine and against the native code (spans under 128 KiB were
+// not measured; the rule stops at 64 KiB); blocks 256 bytes apart gained
+// at most 1.07x and lost from 4 MiB up, 64- and 512-byte blocks lost
+// (0.5-0.95x) at every span, and so did every list while sorted unpack
+// made a general move per block: the list-order scatter kernels are
+// vector code, and an out-of-order core overlaps the misses of random
+// writes to distinct cache lines. Sorting pays where several blocks share
+// each cache line: written in order, each line is filled at once instead
+// of being visited again and again.
+var DefaultSortRule = SortRule{MinBlocks: 64, MinSpan: 64 << 10, MaxSpan: 4 << 20, MaxPacked: 1 << 20,
+	MinAvgBlock: 1, MaxAvgBlock: 8, MaxGap: 32, Fixed: true, Lengths: []int64{4, 8}}
 
 // UnpackOrder is the displacement-sorting rule (seed 003 §3.3, Fig. 14)
 // with DefaultSortRule.
 func UnpackOrder(n *Node) *Sorted { return DefaultSortRule.UnpackOrder(n) }
 
-// UnpackOrder applies the rule to n: for a BlockIndex or Index node of a
-// leaf whose displacements are mostly out of order, it returns the blocks
-// sorted by displacement, so that unpack writes memory in ascending order
-// and reads the (smaller, cached) packed bytes out of order. It returns nil
-// where that does not pay or would be wrong: lists of fewer than MinBlocks
-// blocks or of blocks under MinAvgBlock bytes on average, lists mostly in
-// order (at most an eighth of the consecutive displacements descend),
-// memory spans under MinSpan, packed sizes over MaxPacked, and blocks that
-// overlap (unpack writes them in type-map order, which sorting would
-// change). It costs O(n log n), once per plan.
-func (r SortRule) UnpackOrder(n *Node) *Sorted {
-	if (n.Op != BlockIndex && n.Op != Index) || !n.IsFinal() || n.Child.Extent != n.Child.Size {
-		return nil
+// Fires reports, in O(blocks) and without sorting, whether UnpackOrder
+// may sort n: all its conditions but the overlap of blocks.
+func (r SortRule) Fires(n *Node) bool {
+	if n == nil || (n.Op != BlockIndex && n.Op != Index) || !n.IsFinal() || n.Child.Extent != n.Child.Size {
+		return false
 	}
-	nb := len(n.Disps)
-	if nb < r.MinBlocks || n.Size > r.MaxPacked || n.Size < r.MinAvgBlock*int64(nb) {
-		return nil
+	nb := int64(len(n.Disps))
+	if r.Fixed && (n.Op != BlockIndex || (len(r.Lengths) > 0 && !slices.Contains(r.Lengths, n.Blocklen*n.Child.Size))) {
+		return false
 	}
-	descents := 0
+	if nb == 0 || nb < int64(r.MinBlocks) || n.Size > r.MaxPacked || n.Size < r.MinAvgBlock*nb ||
+		(r.MaxAvgBlock > 0 && n.Size > r.MaxAvgBlock*nb) {
+		return false
+	}
+	descents := int64(0)
 	lo, hi := n.Disps[0], n.Disps[0]
-	for i := 1; i < nb; i++ {
+	for i := int64(1); i < nb; i++ {
 		if n.Disps[i] < n.Disps[i-1] {
 			descents++
 		}
 		lo, hi = min(lo, n.Disps[i]), max(hi, n.Disps[i])
 	}
-	if descents*8 <= nb || hi-lo < r.MinSpan {
+	span := hi - lo + n.Size/nb // (the last block's bytes, on average)
+	return descents*8 > nb && span >= r.MinSpan && (r.MaxSpan <= 0 || span <= r.MaxSpan) &&
+		(r.MaxGap <= 0 || span <= r.MaxGap*nb)
+}
+
+// UnpackOrder applies the rule to n: for a BlockIndex or Index node of a
+// leaf whose displacements are mostly out of order, it returns the blocks
+// sorted by displacement, so that unpack writes memory in ascending order
+// and reads the (smaller, cached) packed bytes out of order. It returns nil
+// where that does not pay or would be wrong (Fires is false): lists of
+// fewer than MinBlocks blocks, of blocks outside [MinAvgBlock,
+// MaxAvgBlock] bytes on average or spread more than MaxGap bytes apart on
+// average, lists mostly in order (at most an eighth of the consecutive
+// displacements descend), memory spans outside [MinSpan, MaxSpan],
+// packed sizes over MaxPacked; and blocks that overlap (unpack writes
+// them in type-map order, which sorting would change). It costs
+// O(n log n), once per plan.
+func (r SortRule) UnpackOrder(n *Node) *Sorted {
+	if !r.Fires(n) {
 		return nil
 	}
+	nb := len(n.Disps)
 	buf := make([]int64, 3*nb)
 	s := &Sorted{Disps: buf[:nb:nb], Packed: buf[nb : 2*nb : 2*nb], Lens: buf[2*nb:]}
 	idx := make([]int32, nb)

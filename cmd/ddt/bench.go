@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,8 +16,8 @@ import (
 
 func init() {
 	register(&command{name: "bench",
-		args:    "[--type TYPE [--count N]] [--engine E] [--threads N] [--filter PREFIXES] [--time D] [--rounds N] [--mem MiB] [--json] | --list | --mpipack [-f PREFIXES]",
-		summary: "run the benchmark suite (DDTBench layouts, the mpipack anchors, the DAME paper's transpose) or one type: pack/unpack GB/s per engine vs a hand-written loop and copy",
+		args:    "[--type TYPE [--count N]] [--engine E] [--threads N] [--filter PREFIXES] [--time D] [--rounds N] [--mem MiB] [--json] | --list | --mpipack [-f PREFIXES] | --fig N [--filter PREFIXES] [--sizes S,M,L]",
+		summary: "run the benchmark suite (DDTBench layouts, the mpipack anchors, the DAME paper's transpose) or one type: pack/unpack GB/s per engine vs a hand-written loop and copy; --fig 14|15|16|17 reproduces seed 003's figure (sorting, optimisation levels, aligned vs unaligned, reuses to pay back native code)",
 		run:     runBench})
 	register(&command{name: "dame", args: "TYPE", summary: "print the committed type as a DAME program (seed 003)", run: runDame})
 }
@@ -35,6 +36,8 @@ func runBench(e *env, args []string) error {
 	mem := fs.Int64("mem", bench.DefaultMaxMem>>20, "memory bound in MiB for one layout's buffers: the suite skips larger layouts, --type larger types are an error")
 	mpipack := fs.Bool("mpipack", false, "run the layouts of anchors/mpipack/mpipack.c and print its R lines")
 	prefixes := fs.String("f", "", "with --mpipack: comma-separated case-id prefixes (as mpipack -f)")
+	fig := fs.Int("fig", 0, "reproduce seed 003's figure 14 (displacement sorting), 15 (optimisation levels), 16 (aligned vs unaligned buffers) or 17 (reuses that pay back native code); with --filter, --sizes, --time (default 5ms), --rounds, --mem")
+	sizes := fs.String("sizes", "S,M", "with --fig 15-17: the layout sizes to measure (comma-separated S, M, L)")
 	pos, err := parse(e, lookup("bench"), fs, args)
 	if err != nil {
 		return err
@@ -58,6 +61,19 @@ func runBench(e *env, args []string) error {
 	}
 	if *list {
 		return bench.List(e.stdout, *filter)
+	}
+	if set["fig"] {
+		if !slices.Contains(bench.Figures, *fig) {
+			return &usageError{fmt.Sprintf("--fig %d: the figures are 14, 15, 16 and 17", *fig)}
+		}
+		if set["type"] || set["engine"] || set["json"] || set["mpipack"] || set["threads"] {
+			return &usageError{"--fig takes only --filter, --sizes, --time, --rounds and --mem"}
+		}
+		fo := bench.FigOptions{Filter: *filter, Sizes: *sizes, Rounds: *rounds, MaxMem: *mem << 20}
+		if set["time"] {
+			fo.Sample = *sample
+		}
+		return bench.Figure(e.stdout, *fig, fo)
 	}
 	var engines []ddt.Engine
 	if *engine != "" {

@@ -17,6 +17,10 @@ func TestBenchCommandLine(t *testing.T) {
 		{[]string{"bench", "--list", "--filter", "nosuch"}, 1, `no layout matches --filter "nosuch"`},
 		{[]string{"bench", "--rounds", "0"}, 2, "--rounds 0"},
 		{[]string{"bench", "--time", "-1s"}, 2, "--time -1s"},
+		{[]string{"bench", "--fig", "13"}, 2, "--fig 13: the figures are 14, 15, 16 and 17"},
+		{[]string{"bench", "--fig", "17", "--engine", "auto"}, 2, "--fig takes only"},
+		{[]string{"bench", "--fig", "15", "--filter", "nosuch"}, 1, `no layout matches --filter "nosuch"`},
+		{[]string{"bench", "--fig", "15", "--filter", "mpipack/L1", "--sizes", "X"}, 1, "no layout of sizes X"},
 		// a type whose image would be 8 GB: refused before allocating
 		{[]string{"bench", "--type", "-", "--count", "1000000"}, 1, "over the limit of 448 MiB (--mem)"},
 	}
@@ -62,6 +66,23 @@ func TestBenchOneType(t *testing.T) {
 	for _, e := range []string{"reference", "interpreter", "compiled", "auto"} {
 		if m, b := rep.Rows[0].Pack[e], rep.Rows[0].Best[e]; m <= 0 || b < m {
 			t.Errorf("%s: median %v MB/s, best %v MB/s", e, m, b)
+		}
+	}
+}
+
+// TestBenchFigures runs each figure briefly on one small layout: a
+// table with a header and at least one row of numbers.
+func TestBenchFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the figures")
+	}
+	for _, fig := range []string{"15", "16", "17"} {
+		out, errs, st := cli(t, "", "bench", "--fig", fig, "--filter", "mpipack/L8", "--sizes", "S", "--time", "50us", "--rounds", "1")
+		if st != 0 && strings.Contains(errs, "needs native code") {
+			continue
+		}
+		if st != 0 || !strings.Contains(out, "mpipack/L8") || !strings.HasPrefix(out, "# ddt bench --fig "+fig) {
+			t.Errorf("--fig %s: status %d, stderr %q, out:\n%s", fig, st, errs, out)
 		}
 	}
 }

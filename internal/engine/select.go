@@ -125,6 +125,8 @@ func jitBackend(b backend, p *dame.Program, c Caps, base *Compiled) (Engine, str
 		return nil, "no data, or one contiguous run"
 	case Transposes(p):
 		return nil, "a transpose: the compiled engine's kernel is faster"
+	case sortRule.Fires(p.Root):
+		return nil, "a displacement-sorted unpack (dame.SortRule): the compiled engine's plan is faster"
 	}
 	how := "tiered: generated after enough use"
 	if c.Now {

@@ -46,6 +46,12 @@ func TestSortedUnpack(t *testing.T) {
 	}{
 		{"gather, random", scattered(t, 1, 300, 1, 1024, db), true},
 		{"index, random", scatteredIndexed(t, 2, 300, 1024, db), true},
+		{"gather 4 B, random", scattered(t, 10, 300, 1, 1024, datatype.Of(datatype.Int)), true},
+		{"gather 12 B, random", scattered(t, 10, 300, 3, 1024, datatype.Of(datatype.Int)), true},
+		{"gather 16 B, random", scattered(t, 6, 300, 2, 1024, db), true},
+		{"gather 32 B, random", scattered(t, 7, 300, 4, 1024, db), true},
+		{"gather 64 B, random", scattered(t, 8, 300, 8, 1024, db), true},
+		{"gather 24 B, random", scattered(t, 9, 300, 3, 1024, db), true},
 		{"short", scattered(t, 3, 40, 1, 4096, db), false},
 		{"narrow span", scattered(t, 4, 300, 1, 16, db), false},
 	}
@@ -155,6 +161,74 @@ func BenchmarkSortedUnpack(b *testing.B) {
 					})
 				}
 			}
+		}
+	}
+}
+
+// TestDefaultSortRule: the default rule sorts a list where sorting was
+// measured to pay (ddt bench --fig 14: random-order 4- and 8-byte blocks
+// 4 to 32 bytes apart over 128 KiB to 4 MiB, 1.1-1.9x faster unpack) and
+// nowhere it was measured to lose or not measured (64-byte blocks, blocks
+// 256 bytes apart, spans of 33 MiB, lists in order, index lists, 2-byte
+// blocks); where it sorts, Auto keeps the compiled
+// engine (whose plan sorts; native code keeps list order), and unpack
+// equals the reference engine's, whole and in pieces.
+func TestDefaultSortRule(t *testing.T) {
+	db := datatype.Of(datatype.Double)
+	inOrder, err := datatype.Vector(16384, 1, 4, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		ty    *datatype.Type
+		sorts bool
+	}{
+		{"8 B blocks 32 B apart over 512 KiB (pays 1.4-1.8x)", scattered(t, 11, 16384, 1, 32, db), true},
+		{"8 B blocks 8 B apart over 128 KiB (pays 1.9x)", scattered(t, 12, 16384, 1, 8, db), true},
+		{"8 B blocks 32 B apart over 4 MiB (pays 1.5x)", scattered(t, 13, 131072, 1, 32, db), true},
+		{"64 B blocks 64 B apart over 1 MiB (loses, 0.85x)", scattered(t, 14, 16384, 8, 64, db), false},
+		{"8 B blocks 256 B apart over 4 MiB (loses, 0.7x)", scattered(t, 15, 16384, 1, 256, db), false},
+		{"8 B blocks 32 B apart over 32 MiB (packed 8 MiB; loses to native code)", scattered(t, 16, 1<<20, 1, 32, db), false},
+		{"4 B blocks 16 B apart over 1 MiB (pays 1.5x)", scattered(t, 18, 65536, 1, 16, datatype.Of(datatype.Int)), true},
+		{"2 B blocks 16 B apart over 1 MiB (not measured)", scattered(t, 19, 65536, 1, 16, datatype.Of(datatype.Short)), false},
+		{"in order", inOrder, false},
+		{"index of 1-2 B blocks 32 B apart, random (a general move per block: loses)", scatteredIndexed(t, 17, 16384, 32, datatype.Of(datatype.Char)), false},
+	}
+	for _, c := range cases {
+		p := opt.Compile(c.ty)
+		if got := dame.DefaultSortRule.Fires(p.Root); got != c.sorts {
+			t.Errorf("%s: Fires = %v, want %v", c.name, got, c.sorts)
+		}
+		if got := dame.DefaultSortRule.UnpackOrder(p.Root) != nil; got != c.sorts {
+			t.Errorf("%s: UnpackOrder sorts = %v, want %v", c.name, got, c.sorts)
+		}
+		if !c.sorts || testing.Short() {
+			continue
+		}
+		e, why := Select(p, Caps{Want: Auto, Level: DefaultLevel(), Type: c.ty})
+		if why.Kind != KindCompiled || !strings.Contains(e.String(), "unpack=sorted") {
+			t.Errorf("%s: Auto runs %v, plan\n%s", c.name, why, e)
+		}
+		lo, hi, _ := c.ty.Span(2)
+		packed := make([]byte, 2*c.ty.Size())
+		r := rand.New(rand.NewPCG(3, 3))
+		for i := range packed {
+			packed[i] = byte(r.IntN(256))
+		}
+		want := make([]byte, hi-lo)
+		NewReference(c.ty).Unpack(want, packed, -lo, 2, 0)
+		got := make([]byte, hi-lo)
+		e.Unpack(got, packed, -lo, 2, 0)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: sorted unpack differs from the reference", c.name)
+		}
+		clear(got)
+		for from := int64(0); from < int64(len(packed)); from += 4099 {
+			e.Unpack(got, packed[from:min(from+4099, int64(len(packed)))], -lo, 2, from)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: unpack in pieces differs from the reference", c.name)
 		}
 	}
 }

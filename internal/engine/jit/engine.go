@@ -2,6 +2,7 @@ package jit
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -38,6 +39,7 @@ type Engine struct {
 	// state: 0 counting uses, 1 compiled (or compiling), 2 never
 	state atomic.Int32
 	uses  atomic.Int64 // calls*callWeight + bytes, while counting
+	after int64        // threshold(p): compile when uses reach it
 	once  sync.Once
 	err   error
 	nt    ntState // the non-temporal pack code (PackNT)
@@ -54,15 +56,78 @@ type Options struct {
 	Vec int
 }
 
-// Tiering thresholds: a program is compiled once calls*callWeight plus
-// bytes moved reach compileAfter. Compiling costs a few to tens of
-// microseconds (two system calls and the generator); a call of generated
-// code saves tens of nanoseconds on small messages and a good fraction of
-// the time on large ones.
+// Tiering: a program is compiled once what its native code would have
+// saved so far reaches what compiling it costs (the rent-or-buy rule: at
+// most twice the cost of the better choice made knowing the future, when
+// the estimates hold). A call moving n packed bytes saves about gainCall
+// + n/gainBytes nanoseconds; compiling a program of s nodes and list
+// entries costs about costBase + s*costNode nanoseconds. Counted in
+// bytes, every call adds callWeight + n to the engine's uses, and the
+// program compiles when they reach threshold(p) = (costBase +
+// s*costNode)*gainBytes: about 7.7 MB for small programs, so about 300
+// calls of 2 KB or 7 of 1 MB. The constants are medians of `ddt bench
+// --fig 17` over the DDTBench and mpipack layouts on the project's 2-core
+// x86 VM (docs/performance.md, "Tuning from measurement"): compiling
+// takes 10-35 µs plus about 45 ns per node or entry; generated code saves
+// 0.03-0.5 µs per call on 2 KB messages and, on 1 MB ones, from nothing
+// (strided rows, where both run the same vector loop) to 0.15 ms (the
+// struct array L7), median about 1 ns per 512 bytes. DDT_JIT_AFTER=SIZE
+// (K, M, G suffixes; 0 compiles at the first use) replaces threshold(p)
+// by SIZE for every program.
 const (
-	callWeight   = 8 << 10
-	compileAfter = 256 << 10
+	gainBytes  = 512 // packed bytes moved per nanosecond saved
+	gainCall   = 50  // nanoseconds saved per call besides the bytes
+	callWeight = gainCall * gainBytes
+	costBase   = 15000 // nanoseconds: mapping the code (two system calls) and the generator's setup
+	costNode   = 45    // nanoseconds per node or list entry
 )
+
+// afterEnv is DDT_JIT_AFTER, read once (-1 when unset or malformed).
+var afterEnv = func() int64 {
+	if s := os.Getenv("DDT_JIT_AFTER"); s != "" {
+		if n, ok := host.ParseSize(s); ok {
+			return n
+		}
+	}
+	return -1
+}()
+
+// threshold is the uses (callWeight per call plus the bytes moved) after
+// which p is compiled.
+func threshold(p *dame.Program) int64 {
+	if afterEnv >= 0 {
+		return afterEnv
+	}
+	return (costBase + int64(ProgramSize(p))*costNode) * gainBytes
+}
+
+// ProgramSize is the number of nodes and list entries of p, each shared
+// node once, counted up to a little past 2^16: what the generator's time
+// grows with.
+func ProgramSize(p *dame.Program) int {
+	n := 0
+	nodes(p.Root, map[*dame.Node]bool{}, &n)
+	return n
+}
+
+func nodes(n *dame.Node, seen map[*dame.Node]bool, total *int) {
+	if n == nil || seen[n] || *total > maxEntries {
+		return
+	}
+	seen[n] = true
+	*total += 1 + len(n.Disps)
+	nodes(n.Child, seen, total)
+	for _, c := range n.Children {
+		nodes(c, seen, total)
+	}
+}
+
+// TieredCalls is the number of calls moving n packed bytes each after
+// which the tiered engine of p compiles.
+func TieredCalls(p *dame.Program, n int64) int64 {
+	t := threshold(p)
+	return max(1, (t+callWeight+n-1)/(callWeight+n))
+}
 
 // New returns the engine of p with fallback fb.
 func New(p *dame.Program, fb Base, opts Options) *Engine {
@@ -74,6 +139,7 @@ func New(p *dame.Program, fb Base, opts Options) *Engine {
 		e.state.Store(2)
 		return e
 	}
+	e.after = threshold(p)
 	if opts.Now {
 		e.compile()
 	}
@@ -100,7 +166,7 @@ func (e *Engine) tick(n int64) *Code {
 	if e.state.Load() != 0 {
 		return e.code.Load()
 	}
-	if e.uses.Add(callWeight+n) >= compileAfter {
+	if e.uses.Add(callWeight+n) >= e.after {
 		e.compile()
 		return e.code.Load()
 	}

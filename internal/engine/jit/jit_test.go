@@ -327,7 +327,11 @@ func TestEngineTiers(t *testing.T) {
 	if e.Code() != nil {
 		t.Fatal("compiled at commit")
 	}
-	for range compileAfter / callWeight {
+	calls := TieredCalls(p, 800)
+	for k := range calls {
+		if k > 0 && e.Code() != nil {
+			t.Fatalf("compiled after %d calls, TieredCalls says %d", k, calls)
+		}
 		got := make([]byte, 800)
 		e.Pack(got, src, 0, 1, 0)
 		if !bytes.Equal(got, want) {
@@ -335,7 +339,7 @@ func TestEngineTiers(t *testing.T) {
 		}
 	}
 	if Available() && e.Code() == nil {
-		t.Fatalf("not compiled after %d calls: %v", compileAfter/callWeight, e)
+		t.Fatalf("not compiled after %d calls: %v", calls, e)
 	}
 	if e := New(p, fb, Options{Now: true}); Available() && e.Code() == nil {
 		t.Fatalf("Now did not compile: %v", e)
@@ -583,5 +587,37 @@ func TestReservedRegisters(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestThreshold: the tiering threshold grows with the program (compiling
+// a larger one costs more), small messages compile after hundreds of
+// calls and 1 MB ones after a few, and DDT_JIT_AFTER (afterEnv) replaces
+// the model.
+func TestThreshold(t *testing.T) {
+	small, _ := datatype.Vector(100, 1, 3, datatype.Of(datatype.Double))
+	ds := make([]int64, 4096)
+	for i, p := range rand.New(rand.NewPCG(1, 2)).Perm(len(ds)) {
+		ds[i] = int64(p) * 24
+	}
+	large, _ := datatype.HIndexedBlock(1, ds, datatype.Of(datatype.Double))
+	ps, pl := opt.Compile(small), opt.Compile(large)
+	if threshold(ps) >= threshold(pl) {
+		t.Errorf("threshold %d of a 2-node program >= %d of a 4096-entry one", threshold(ps), threshold(pl))
+	}
+	if c := TieredCalls(ps, 2048); c < 100 || c > 1000 {
+		t.Errorf("2 KB messages compile after %d calls", c)
+	}
+	if c := TieredCalls(ps, 1<<20); c < 2 || c > 20 {
+		t.Errorf("1 MB messages compile after %d calls", c)
+	}
+	defer func(a int64) { afterEnv = a }(afterEnv)
+	afterEnv = 0
+	if c := TieredCalls(pl, 8); c != 1 {
+		t.Errorf("DDT_JIT_AFTER=0: compiled after %d calls", c)
+	}
+	afterEnv = 1 << 20
+	if th := threshold(pl); th != 1<<20 {
+		t.Errorf("DDT_JIT_AFTER=1M: threshold %d", th)
 	}
 }

@@ -202,6 +202,11 @@ func (g *gen) block(mb reg, mo, L int64) {
 	po := g.po
 	g.po += L
 	if !g.long(L) {
+		if g.pf != 0 && !g.pack && g.pfw {
+			for o := int64(0); o < L; o += 64 {
+				g.prefetchLines(at(mb, g.d32(mo+o)), 64)
+			}
+		}
 		w, n := g.moves(L)
 		for i := int64(0); i < n; i++ {
 			o := min(i*w, L-w)
@@ -266,14 +271,18 @@ func (g *gen) prefetchLines(m mem, step int64) {
 	}
 }
 
-// Software prefetch of strided blocks. A loop over long blocks (rows of
-// a subarray) starts a new hardware prefetch stream at every block; the
-// unpack loops therefore prefetch the destination rows prefetchAhead
-// bytes of data ahead (rows shorter than that: rows ahead times the
-// stride), the same offset in a later row. Measured on this project's
-// machine (bench/RESULTS.md §18): unpack of 1 KiB rows 3-8 % faster;
-// pack with PREFETCHT0 of the source no faster, so pack has none; rows of
-// prefetchAhead bytes and more gain nothing either.
+// Software prefetch of strided blocks. Unpack stores blocks (rows of a
+// subarray, the blocks of a vector) apart from each other; every line
+// it writes must first be read for ownership, and the hardware
+// prefetchers, which follow loads, do not run ahead of such stores. The
+// unpack loops over blocks of 64 bytes to prefetchAhead therefore
+// prefetch the destination prefetchAhead bytes of data ahead (rows
+// ahead times the stride, at most maxPrefetchRows), the same offset in a
+// later block, one PREFETCHW per line. Measured on this project's
+// machine (bench/RESULTS.md §18): unpack of 128-byte and 1 KiB blocks
+// 3-8 % faster; pack with PREFETCHT0 of the source no faster at any
+// distance, so pack has none; blocks of prefetchAhead bytes and more
+// gain nothing either.
 const maxPrefetchRows = 8
 
 // prefetchAhead is how many bytes of data ahead the block loops
@@ -284,11 +293,11 @@ var prefetchAhead int64 = 4096
 var prefetchOn = os.Getenv("DDT_JIT_PF") != "0"
 
 // prefetchDist is the prefetch distance for a loop over instances of c,
-// stride bytes apart: rows ahead times the stride when c is one long
-// block shorter than prefetchAhead and not adjacent to the next (stride
-// beyond its size), else 0.
+// stride bytes apart: rows ahead times the stride when c is one block of
+// 64 bytes to prefetchAhead not adjacent to the next (stride beyond its
+// size), else 0.
 func (g *gen) prefetchDist(c *dame.Node, stride int64) int64 {
-	if !prefetchOn || c.Op != dame.ContigFinal || !g.long(c.Size) || c.Size >= prefetchAhead || stride <= c.Size {
+	if !prefetchOn || c.Op != dame.ContigFinal || c.Size < 64 || c.Size >= prefetchAhead || stride <= c.Size {
 		return 0
 	}
 	rows := min((prefetchAhead+c.Size-1)/c.Size, maxPrefetchRows)

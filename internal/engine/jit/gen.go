@@ -292,12 +292,21 @@ var prefetchAhead int64 = 4096
 // prefetchOn is cleared by DDT_JIT_PF=0 (for measurements).
 var prefetchOn = os.Getenv("DDT_JIT_PF") != "0"
 
-// prefetchDist is the prefetch distance for a loop over instances of c,
+// prefetchMinSpan is the least memory a loop of known count spans for
+// its unpack to prefetch: below it (L8 S: 16 blocks in 4 KiB) most
+// prefetches would fall past the message, and the lines are few.
+const prefetchMinSpan = 64 << 10
+
+// prefetchDist is the prefetch distance for a loop over count instances
+// of c (count < 0: not known when compiling, the units of an entry),
 // stride bytes apart: rows ahead times the stride when c is one block of
 // 64 bytes to prefetchAhead not adjacent to the next (stride beyond its
-// size), else 0.
-func (g *gen) prefetchDist(c *dame.Node, stride int64) int64 {
+// size) and the loop spans at least prefetchMinSpan, else 0.
+func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 	if !prefetchOn || c.Op != dame.ContigFinal || c.Size < 64 || c.Size >= prefetchAhead || stride <= c.Size {
+		return 0
+	}
+	if count >= 0 && sat(count, stride) < prefetchMinSpan {
 		return 0
 	}
 	rows := min((prefetchAhead+c.Size-1)/c.Size, maxPrefetchRows)
@@ -522,7 +531,7 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 	}
 	u := g.unrollOf(c, stride, cc, count)
 	defer func(pf int64) { g.pf = pf }(g.pf)
-	g.pf = g.prefetchDist(c, stride)
+	g.pf = g.prefetchDist(c, stride, count)
 	g.flush()
 	rm, rc := g.alloc(), g.alloc()
 	g.a.lea(rm, at(mb, g.d32(mo)))
@@ -553,7 +562,7 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	start := g.a.pc()
 	g.po = 0
 	g.prepare(c)
-	g.pf = g.prefetchDist(c, stride)
+	g.pf = g.prefetchDist(c, stride, -1)
 	defer func() { g.pf = 0 }()
 	u := g.unrollOf(c, stride, g.cost(c), 16)
 	rem := -1

@@ -17,7 +17,8 @@ import (
 // TestPrefetchEmitted checks where the generator prefetches: the unpack
 // loop over blocks of 64 bytes to prefetchAhead, apart from each other,
 // gets one PREFETCHW per line moved, rows ahead of the block; pack code,
-// blocks going down, below a line or longer none.
+// blocks going down, below a line or longer, and loops spanning less than
+// prefetchMinSpan none.
 func TestPrefetchEmitted(t *testing.T) {
 	if !prefetchOn || !hostPrefW() {
 		t.Skip("DDT_JIT_PF=0 or no PREFETCHW")
@@ -25,7 +26,8 @@ func TestPrefetchEmitted(t *testing.T) {
 	dbl := datatype.Of(datatype.Double)
 	rows, _ := datatype.Vector(100, 128, 256, dbl) // 1 KiB rows, 2 KiB apart
 	long, _ := datatype.Vector(100, 1448, 1472, dbl)
-	short, _ := datatype.Vector(100, 16, 32, dbl)  // 128-byte blocks
+	short, _ := datatype.Vector(1000, 16, 32, dbl) // 128-byte blocks
+	l8s, _ := datatype.Vector(16, 16, 32, dbl)     // L8 S: 4 KiB, below prefetchMinSpan
 	tiny, _ := datatype.Vector(100, 4, 8, dbl)     // 32-byte blocks
 	neg, _ := datatype.Vector(100, 128, -256, dbl) // rows going down
 	for _, c := range []struct {
@@ -41,6 +43,7 @@ func TestPrefetchEmitted(t *testing.T) {
 		{"short64", short, 64, "prefetchw [rbx+0x840]"}, // 8 blocks of 256 bytes ahead, the second line
 		{"short16", short, 16, "prefetchw [rbx+0x840]"},
 		{"tiny64", tiny, 64, ""},
+		{"l8s64", l8s, 64, ""},
 		{"neg64", neg, 64, ""},
 	} {
 		lst, err := listingArch(archAMD64, opt.Compile(c.ty), c.vec)

@@ -272,16 +272,16 @@ func (g *gen) prefetchLines(m mem, step int64) {
 }
 
 // Software prefetch of strided blocks. Unpack stores blocks (rows of a
-// subarray, the blocks of a vector) apart from each other; every line
-// it writes must first be read for ownership, and the hardware
-// prefetchers, which follow loads, do not run ahead of such stores. The
-// unpack loops over blocks of 64 bytes to prefetchAhead therefore
-// prefetch the destination prefetchAhead bytes of data ahead (rows
-// ahead times the stride, at most maxPrefetchRows), the same offset in a
-// later block, one PREFETCHW per line. Measured on this project's
-// machine (bench/RESULTS.md §18): unpack of 128-byte and 1 KiB blocks
-// 3-8 % faster; pack with PREFETCHT0 of the source no faster at any
-// distance, so pack has none; blocks of prefetchAhead bytes and more
+// subarray, the blocks of a vector) apart from each other, and every
+// line it writes is first read for ownership; measured, the hardware
+// prefetchers leave part of those reads exposed. The unpack loops over
+// blocks of 64 bytes to prefetchAhead therefore prefetch the destination
+// prefetchAhead bytes of data ahead (rows ahead times the stride, at
+// most maxPrefetchRows), the same offset in a later block, one PREFETCHW
+// per line. Measured on this project's machine (bench/RESULTS.md §18):
+// unpack of 128-byte and 1 KiB blocks 5-8 % faster on one goroutine, L8
+// L 17 % (median) on two; pack with PREFETCHT0 of the source no faster at
+// any distance, so pack has none; blocks of prefetchAhead bytes and more
 // gain nothing either.
 const maxPrefetchRows = 8
 

@@ -12,6 +12,10 @@ func detect() Features {
 	if maxID < 7 {
 		return f
 	}
+	if maxExt, _, _, _ := cpuid(0x80000000, 0); maxExt >= 0x80000001 {
+		_, _, ce, _ := cpuid(0x80000001, 0)
+		f.PrefW = ce&(1<<8) != 0 // PRFCHW
+	}
 	_, _, c1, _ := cpuid(1, 0)
 	if c1&(1<<27) == 0 || c1&(1<<28) == 0 { // OSXSAVE, AVX
 		return f

@@ -15,6 +15,7 @@ type Features struct {
 	AVX512 bool // AVX-512 F, BW and VL, with the OS saving opmask and ZMM state (amd64)
 	BMI2   bool // BMI2 (amd64)
 	VBMI   bool // AVX512-VBMI (VPERMB) (amd64)
+	PrefW  bool // PREFETCHW (amd64; elsewhere the instruction may be a no-op or fault)
 	NEON   bool // Advanced SIMD, mandatory on arm64 (arm64)
 }
 

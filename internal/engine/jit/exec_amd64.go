@@ -19,6 +19,9 @@ func hostVec() int { return host.CPU.Vec() }
 // hostVBMI reports AVX512-VBMI (VPERMB), used with 64-byte vectors.
 func hostVBMI() bool { return host.CPU.AVX512 && host.CPU.VBMI }
 
+// hostPrefW reports PREFETCHW, used by unpack's prefetches.
+func hostPrefW() bool { return host.CPU.PrefW }
+
 // mapCode copies code into fresh pages mapped read+write, then makes them
 // read+execute (never writable and executable at once).
 func mapCode(code []byte) ([]byte, error) {

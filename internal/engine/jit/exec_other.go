@@ -12,6 +12,9 @@ func hostVec() int { return 16 }
 
 func hostVBMI() bool { return false }
 
+// hostPrefW is false: PREFETCHW is amd64's.
+func hostPrefW() bool { return false }
+
 func mapCode(code []byte) ([]byte, error) {
 	return nil, errors.New("jit: no code generation on this platform")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/ddtlab/ddt/dame"
 )
@@ -62,6 +63,11 @@ type gen struct {
 	err    error
 	xr     int  // next vector register
 	nt     bool // pack long blocks with non-temporal stores (blockNT)
+	pfw    bool // the CPU has PREFETCHW (unpack's prefetches)
+	// pf is the prefetch distance of the long blocks being emitted: the
+	// memory operand of each line a block loop moves is prefetched pf
+	// bytes ahead (0: none; see prefetchDist)
+	pf     int64
 	ntUsed bool // some code has non-temporal stores: entries end with SFENCE
 }
 
@@ -196,6 +202,11 @@ func (g *gen) block(mb reg, mo, L int64) {
 	po := g.po
 	g.po += L
 	if !g.long(L) {
+		if g.pf != 0 && !g.pack && g.pfw {
+			for o := int64(0); o < L; o += 64 {
+				g.prefetchLines(at(mb, g.d32(mo+o)), 64)
+			}
+		}
 		w, n := g.moves(L)
 		for i := int64(0); i < n; i++ {
 			o := min(i*w, L-w)
@@ -221,6 +232,7 @@ func (g *gen) block(mb reg, mo, L int64) {
 	if !g.pack {
 		src, dst = pm, mm
 	}
+	g.prefetchLines(mm, step)
 	for k := range 4 {
 		s := src
 		s.disp += int32(k) * int32(w)
@@ -237,6 +249,68 @@ func (g *gen) block(mb reg, mo, L int64) {
 		o := min(o, L-w)
 		g.move(w, at(mb, g.d32(mo+o)), at(rsi, g.d32(po+o)))
 	}
+}
+
+// prefetchLines emits, when a prefetch distance is set, one PREFETCHW
+// per 64-byte line of the step bytes from memory operand m on, g.pf bytes
+// ahead: unpack only (the destination's lines are then owned before the
+// stores reach them), where the CPU has PREFETCHW and the displacement
+// fits 32 bits.
+func (g *gen) prefetchLines(m mem, step int64) {
+	if g.pf == 0 || g.pack || !g.pfw {
+		return
+	}
+	for k := int64(0); k < step; k += 64 {
+		d := int64(m.disp) + k + g.pf
+		if d < math.MinInt32 || d > math.MaxInt32 {
+			return
+		}
+		p := m
+		p.disp = int32(d)
+		g.a.prefetchw(p)
+	}
+}
+
+// Software prefetch of strided blocks. Unpack stores blocks (rows of a
+// subarray, the blocks of a vector) apart from each other, and every
+// line it writes is first read for ownership; measured, the hardware
+// prefetchers leave part of those reads exposed. The unpack loops over
+// blocks of 64 bytes to prefetchAhead therefore prefetch the destination
+// prefetchAhead bytes of data ahead (rows ahead times the stride, at
+// most maxPrefetchRows), the same offset in a later block, one PREFETCHW
+// per line. Measured on this project's machine (bench/RESULTS.md §18):
+// unpack of 128-byte and 1 KiB blocks 5-8 % faster on one goroutine, L8
+// L 17 % (median) on two; pack with PREFETCHT0 of the source no faster at
+// any distance, so pack has none; blocks of prefetchAhead bytes and more
+// gain nothing either.
+const maxPrefetchRows = 8
+
+// prefetchAhead is how many bytes of data ahead the block loops
+// prefetch (a variable for measurements).
+var prefetchAhead int64 = 4096
+
+// prefetchOn is cleared by DDT_JIT_PF=0 (for measurements).
+var prefetchOn = os.Getenv("DDT_JIT_PF") != "0"
+
+// prefetchMinSpan is the least memory a loop of known count spans for
+// its unpack to prefetch: below it (L8 S: 16 blocks in 4 KiB) most
+// prefetches would fall past the message, and the lines are few.
+const prefetchMinSpan = 64 << 10
+
+// prefetchDist is the prefetch distance for a loop over count instances
+// of c (count < 0: not known when compiling, the units of an entry),
+// stride bytes apart: rows ahead times the stride when c is one block of
+// 64 bytes to prefetchAhead not adjacent to the next (stride beyond its
+// size) and the loop spans at least prefetchMinSpan, else 0.
+func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
+	if !prefetchOn || c.Op != dame.ContigFinal || c.Size < 64 || c.Size >= prefetchAhead || stride <= c.Size {
+		return 0
+	}
+	if count >= 0 && sat(count, stride) < prefetchMinSpan {
+		return 0
+	}
+	rows := min((prefetchAhead+c.Size-1)/c.Size, maxPrefetchRows)
+	return sat(rows, stride)
 }
 
 // gathers reports whether instances of c, stride bytes apart, pack by
@@ -456,6 +530,8 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 		return
 	}
 	u := g.unrollOf(c, stride, cc, count)
+	defer func(pf int64) { g.pf = pf }(g.pf)
+	g.pf = g.prefetchDist(c, stride, count)
 	g.flush()
 	rm, rc := g.alloc(), g.alloc()
 	g.a.lea(rm, at(mb, g.d32(mo)))
@@ -486,6 +562,8 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	start := g.a.pc()
 	g.po = 0
 	g.prepare(c)
+	g.pf = g.prefetchDist(c, stride, -1)
+	defer func() { g.pf = 0 }()
 	u := g.unrollOf(c, stride, g.cost(c), 16)
 	rem := -1
 	if u > 1 {

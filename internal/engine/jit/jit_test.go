@@ -384,9 +384,11 @@ func TestEncoding(t *testing.T) {
 	short, _ := datatype.Vector(15, 1, 3, dbl)     // gathers unrolled: a group, a pair, one
 	inner, _ := datatype.Vector(3, 1, 7, dbl)
 	nested, _ := datatype.Vector(20, 1, 50, inner) // gathers of inner loops
+	rows2, _ := datatype.HVector(5, 1, 100000, big)
+	rows3, _ := datatype.HVector(3, 1, 1<<20, rows2) // prefetching long blocks, loops in R8 and up
 	re := regexp.MustCompile(`^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S+)(.*)$`)
 	ptr := regexp.MustCompile(`[A-Z]+ PTR |\s`)
-	for _, ty := range []*datatype.Type{bi, v, big, s7, strided, short, nested} {
+	for _, ty := range []*datatype.Type{bi, v, big, s7, strided, short, nested, rows3} {
 		for _, vec := range []int{16, 32, 64} {
 			pr, err := generateArch(archAMD64, opt.Compile(ty), vec, true)
 			if err != nil {
@@ -418,7 +420,7 @@ func TestEncoding(t *testing.T) {
 					t.Errorf("vec %d: at %#x we wrote %q (%x), objdump decodes %q\n%s", vec, l.off, l.text, a.b[l.off:l.off+l.n], got[l.off], out)
 					break
 				}
-				if op := strings.Join(f[1:], ""); mn[0] == 'v' && !strings.Contains(op, "rip") && ops[l.off] != op {
+				if op := strings.Join(f[1:], ""); (mn[0] == 'v' || strings.HasPrefix(mn, "prefetch")) && !strings.Contains(op, "rip") && ops[l.off] != op {
 					t.Errorf("vec %d: at %#x we wrote %q (%x), objdump decodes operands %q", vec, l.off, l.text, a.b[l.off:l.off+l.n], ops[l.off])
 					break
 				}

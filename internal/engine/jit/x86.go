@@ -459,3 +459,13 @@ func (a *asm) insertHigh(w, dst, src int) {
 	a.byte1(0x18, 0xc0|byte(dst&7)<<3|byte(src&7), 1)
 	a.note(s, "vinsertf128 ymm%d, ymm%d, xmm%d, 0x1", dst, dst, src)
 }
+
+// prefetchw emits PREFETCHW m.
+func (a *asm) prefetchw(m mem) {
+	s := a.pc()
+	_, X, B := rexFor(0, m)
+	a.rex(0, 0, X, B, false)
+	a.byte1(0x0f, 0x0d)
+	a.modrm(1, m)
+	a.note(s, "prefetchw %s", m)
+}

@@ -242,15 +242,13 @@ func (c *Comm) sendSmall(buf comm.Buffer, dest, tag int) (bool, error) {
 	if _, err := buf.Type.CheckBuffer("pack", len(buf.Data), buf.Origin, buf.Count); err != nil {
 		return true, err
 	}
-	sig, err := comm.SignatureOf(buf.Type, buf.Count)
-	if err != nil {
-		return true, err
-	}
-	if sig.Bytes > int64(c.inline) {
-		return false, nil
-	}
 	w := c.w
 	w.mu.Lock()
+	sig, err := w.sigs.signature(buf.Type, buf.Count)
+	if err != nil || sig.Bytes > int64(c.inline) {
+		w.mu.Unlock()
+		return err != nil, err
+	}
 	p, _, err := c.sendInline(buf, sig, c.group[dest], tag)
 	if p == nil {
 		w.mu.Unlock()
@@ -442,7 +440,7 @@ func unpackInto(buf comm.Buffer, data []byte) error {
 func (w *world) deliver(in *incoming, r *recvOp) {
 	st := comm.NewStatus(in.env.Source, in.env.Tag, in.sig.Bytes, in.sig.Sig.N)
 	src, tag, wsrc, dataTag, n := in.env.Source, in.env.Tag, in.wsrc, in.dataTag, in.sig.Bytes
-	if err := in.sig.Check(r.buf.Type, r.buf.Count); err != nil {
+	if err := w.sigs.check(in.sig, r.buf.Type, r.buf.Count); err != nil {
 		w.drain(n, wsrc, dataTag)
 		r.finish(st, fmt.Errorf("recv from rank %d, tag %d: %w", src, tag, err))
 		return

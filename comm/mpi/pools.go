@@ -10,6 +10,9 @@ import "C"
 import (
 	"math/bits"
 	"unsafe"
+
+	"github.com/ddtlab/ddt"
+	"github.com/ddtlab/ddt/comm"
 )
 
 // Pools of what every operation needs, so that a small send or receive
@@ -120,4 +123,45 @@ func (ps *pools) free() {
 		C.free(s)
 	}
 	*ps = pools{}
+}
+
+// sigCache remembers the signatures of the last few (type, count) pairs
+// sent or received: computing one (a modular power) and matching a
+// received one against a type's tree cost more than a small message's
+// whole trip through MPI. Guarded by world.mu.
+type sigCache struct {
+	e    [8]sigEntry
+	next int
+}
+
+type sigEntry struct {
+	t     *ddt.Committed
+	count int64
+	s     comm.Signature
+}
+
+// signature is comm.SignatureOf through the cache.
+func (sc *sigCache) signature(t *ddt.Committed, count int64) (comm.Signature, error) {
+	for i := range sc.e {
+		if e := &sc.e[i]; e.t == t && e.count == count {
+			return e.s, nil
+		}
+	}
+	s, err := comm.SignatureOf(t, count)
+	if err != nil {
+		return s, err
+	}
+	sc.e[sc.next] = sigEntry{t, count, s}
+	sc.next = (sc.next + 1) % len(sc.e)
+	return s, nil
+}
+
+// check is s.Check(t, count), answered at once when s is the whole
+// signature of count instances of t (the common case), else by the
+// signature tree (a prefix, or a mismatch, with its error).
+func (sc *sigCache) check(s comm.Signature, t *ddt.Committed, count int64) error {
+	if full, err := sc.signature(t, count); err == nil && full == s {
+		return nil
+	}
+	return s.Check(t, count)
 }

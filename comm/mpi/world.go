@@ -96,6 +96,7 @@ type world struct {
 	doneScratch                []*pending      // progressSpin's list of completed requests, reused
 	pb                         pollBufs        // its first hdrRing requests are the header receives
 	pools                      pools
+	sigs                       sigCache
 	hbuf                       unsafe.Pointer // hdrRing receive buffers of hdrSize+MaxInline bytes
 	head                       int            // the oldest posted header receive
 	q                          match.Queue[*incoming, *recvOp]
@@ -108,6 +109,8 @@ type world struct {
 	nextCtx                    uint32                    // the smallest communicator context not used yet
 	nativeReductions           int64                     // reductions MPI did, for tests
 	named                      map[string]C.MPI_Datatype // predefined datatypes by C name, for reductions
+	reqNull                    C.MPI_Request             // MPI_REQUEST_NULL, MPI_DATATYPE_NULL: read once,
+	typeNull                   C.MPI_Datatype            // not by a cgo call per poll
 }
 
 // incoming is a header that arrived.
@@ -231,6 +234,7 @@ func Init(opts Options) (*Comm, error) {
 	w.nextCtx = 2
 	w.hsent, w.hrecv = make([]int64, w.size), make([]int64, w.size)
 	w.rsent, w.rrecv = make([]int64, w.size), make([]int64, w.size)
+	w.reqNull, w.typeNull = C.ddt_request_null(), C.ddt_datatype_null()
 	w.hbuf = C.malloc(C.size_t(hdrRing * hdrSlot))
 	w.pb.ensure(hdrRing + 16)
 	for i := range hdrRing {
@@ -577,7 +581,7 @@ func (w *world) progressSpin(spin float64) bool {
 	b.ensure(n)
 	reqs := unsafe.Slice((*C.MPI_Request)(b.reqs), n)
 	etypes := unsafe.Slice((*C.MPI_Datatype)(b.etypes), n)
-	null, tnull := C.ddt_request_null(), C.ddt_datatype_null()
+	null, tnull := w.reqNull, w.typeNull
 	for i := range hdrRing {
 		etypes[i] = tnull
 	}

@@ -281,9 +281,14 @@ typedef struct {
 // posted in *posted: a failed post returns its error with the later slots
 // not posted. Reposting here, in the call that waits for the next message,
 // spares a call per received header.
+//
+// When only (n == 0 after the ring, only >= 0) request only is to be
+// watched, it is tested alone with MPI_Test: the oldest header receive,
+// which completes first (MPI matches the ring's receives in posting
+// order), when nothing else is in flight.
 static int ddt_poll(MPI_Request *reqs, MPI_Datatype *etypes, int n, double spin,
 		int *idx, MPI_Status *sts, ddt_result *out, int *count,
-		const int *rep, int nrep, char *hbuf, int slot, MPI_Comm hc, int *posted) {
+		const int *rep, int nrep, char *hbuf, int slot, MPI_Comm hc, int *posted, int only) {
 	int k = 0, rc;
 	double t0 = 0;
 	*count = 0;
@@ -294,6 +299,14 @@ static int ddt_poll(MPI_Request *reqs, MPI_Datatype *etypes, int n, double spin,
 		(*posted)++;
 	}
 	for (long iter = 0;; iter++) {
+		if (only >= 0) {
+			int flag = 0;
+			rc = MPI_Test(&reqs[only], &flag, &sts[0]);
+			if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
+			if (rc == MPI_ERR_IN_STATUS) rc = MPI_SUCCESS, sts[0].MPI_ERROR = MPI_ERR_OTHER;
+			k = flag ? 1 : 0;
+			idx[0] = only;
+		} else
 		rc = MPI_Testsome(n, reqs, &k, idx, sts);
 		if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
 		if (k == MPI_UNDEFINED) k = 0;

@@ -593,8 +593,12 @@ func (w *world) progressSpin(spin float64) bool {
 		}
 	}
 	ints := unsafe.Slice((*C.int)(b.ints), 4)
+	only := -1
+	if len(pend) == 0 && w.nrep < hdrRing { // the oldest header receive is posted
+		only = w.head
+	}
 	rc := C.ddt_poll(&reqs[0], &etypes[0], C.int(n), C.double(spin), (*C.int)(b.idx), (*C.MPI_Status)(b.sts), (*C.ddt_result)(b.out), &ints[0],
-		(*C.int)(b.rep), C.int(w.nrep), (*C.char)(w.hbuf), C.int(hdrSlot), w.hcomm, &ints[1])
+		(*C.int)(b.rep), C.int(w.nrep), (*C.char)(w.hbuf), C.int(hdrSlot), w.hcomm, &ints[1], C.int(only))
 	count, posted := ints[0], ints[1]
 	if posted > 0 {
 		rep := unsafe.Slice((*C.int)(b.rep), hdrRing)

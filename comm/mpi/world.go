@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -723,18 +724,9 @@ func putHeader(b []byte, s comm.Signature, dataTag int, ctx uint32, src int) {
 	put64(b[32:], u)
 }
 
-func le64(b []byte) uint64 {
-	_ = b[7]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
-func put64(b []byte, v uint64) {
-	_ = b[7]
-	for i := range 8 {
-		b[i] = byte(v >> (8 * i))
-	}
-}
+func put64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
 // takeIn matches the message whose header arrived in the header buffer
 // buf with the oldest posted receive it fits, or queues it (with a copy of

@@ -211,7 +211,7 @@ func (c *Comm) sendInline(buf comm.Buffer, sig comm.Signature, wdest, tag int) (
 	putHeader(hb, sig, -1, c.ctx, c.rank)
 	p = w.pools.getPending(nil)
 	out := &unsafe.Slice((*C.int)(w.pb.ints), 4)[2]
-	rc := C.ddt_isend_test(hp, C.int(hlen), C.int(wdest), C.int(tag), w.hcomm, p.req, out)
+	rc := C.ddt_isend_test(hp, C.int(hlen), C.int(wdest), C.int(tag), w.hcomm, p.req, out, C.int(testAtOnce))
 	done := *out
 	if done == 0 && rc != 0 { // MPI_Isend failed
 		w.pools.putBuf(hp, hcap)
@@ -227,6 +227,11 @@ func (c *Comm) sendInline(buf comm.Buffer, sig comm.Signature, wdest, tag int) (
 	p.buf, p.bufCap = hp, hcap
 	return p, true, nil
 }
+
+// testAtOnce is 1 when sendInline tests a send as soon as it is started;
+// tests set it to 0 to take the path of sends that MPI does not complete
+// at once.
+var testAtOnce = 1
 
 // sendSmall is Send of a message that travels inside its header (Packed
 // mode, at most the inline limit): no request, no allocation, one cgo

@@ -274,12 +274,39 @@ typedef struct {
 // i counts. Completed requests become MPI_REQUEST_NULL in reqs. Spinning
 // here, rather than in Go, keeps a waiting rank as quick to notice a
 // message as a C program calling MPI_Wait.
+//
+// Before testing, it posts the header receives of the nrep ring slots
+// listed in rep, in that order, into reqs[rep[j]] (slot i receives into
+// hbuf + i*slot, from any source with any tag on hc), and counts those it
+// posted in *posted: a failed post returns its error with the later slots
+// not posted. Reposting here, in the call that waits for the next message,
+// spares a call per received header.
+//
+// When only (n == 0 after the ring, only >= 0) request only is to be
+// watched, it is tested alone with MPI_Test: the oldest header receive,
+// which completes first (MPI matches the ring's receives in posting
+// order), when nothing else is in flight.
 static int ddt_poll(MPI_Request *reqs, MPI_Datatype *etypes, int n, double spin,
-		int *idx, MPI_Status *sts, ddt_result *out, int *count) {
+		int *idx, MPI_Status *sts, ddt_result *out, int *count,
+		const int *rep, int nrep, char *hbuf, int slot, MPI_Comm hc, int *posted, int only) {
 	int k = 0, rc;
 	double t0 = 0;
 	*count = 0;
+	*posted = 0;
+	for (int j = 0; j < nrep; j++) {
+		rc = MPI_Irecv(hbuf + (long)rep[j] * slot, slot, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, hc, &reqs[rep[j]]);
+		if (rc != MPI_SUCCESS) return rc;
+		(*posted)++;
+	}
 	for (long iter = 0;; iter++) {
+		if (only >= 0) {
+			int flag = 0;
+			rc = MPI_Test(&reqs[only], &flag, &sts[0]);
+			if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
+			if (rc == MPI_ERR_IN_STATUS) rc = MPI_SUCCESS, sts[0].MPI_ERROR = MPI_ERR_OTHER;
+			k = flag ? 1 : 0;
+			idx[0] = only;
+		} else
 		rc = MPI_Testsome(n, reqs, &k, idx, sts);
 		if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
 		if (k == MPI_UNDEFINED) k = 0;
@@ -310,6 +337,20 @@ static int ddt_poll(MPI_Request *reqs, MPI_Datatype *etypes, int n, double spin,
 	}
 	*count = k;
 	return MPI_SUCCESS;
+}
+
+// ddt_isend_test starts MPI_Isend of the n bytes at p and tests it once:
+// *done is set when the send completed at once (small messages, which MPI
+// sends eagerly), and the request is then MPI_REQUEST_NULL. One call for
+// what a blocking send of a small message needs. With test 0 it only
+// starts the send (for the tests of the path that waits).
+static int ddt_isend_test(void *p, int n, int dest, int tag, MPI_Comm c, MPI_Request *r, int *done, int test) {
+	*done = 0;
+	int rc = MPI_Isend(p, n, MPI_BYTE, dest, tag, c, r);
+	if (rc != MPI_SUCCESS || !test) return rc;
+	rc = MPI_Test(r, done, MPI_STATUS_IGNORE);
+	if (rc != MPI_SUCCESS) *done = 1; /* failed: nothing is left in flight */
+	return rc;
 }
 
 static MPI_Datatype ddt_datatype_null(void) { return MPI_DATATYPE_NULL; }

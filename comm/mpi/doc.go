@@ -132,10 +132,24 @@
 //
 // # Memory
 //
-// Buffers are checked by ddt (Committed.NewPacker and NewUnpacker) before
-// MPI sees them. Packed data is staged in C memory; in Native and Raw mode
-// the Go buffer is pinned (runtime.Pinner) until the operation completes,
-// and MPI is given its base address and the origin offset.
+// Buffers are checked by ddt (Committed.CheckBuffer) before MPI sees
+// them. Packed data is staged in C memory, from pools of power-of-two
+// buffers; in Native and Raw mode the Go buffer is pinned (runtime.Pinner)
+// until the operation completes, and MPI is given its base address and
+// the origin offset.
+//
+// # Small messages
+//
+// A message of Packed mode up to the inline limit travels as one MPI
+// message, its header followed by its packed data. The blocking Send and
+// Recv of such a message allocate nothing and make one cgo call each when
+// MPI is quick: Send packs into a pooled C buffer and calls MPI_Isend and
+// MPI_Test together (small messages complete at once); Recv posts a pooled
+// receive record, and the poll that waits for the header (which also
+// posts the header receive taken in before) matches it, checks the
+// signature (a whole-message signature from a small cache) and unpacks
+// the data straight from the header buffer it arrived in. See
+// docs/comm-mpi.md for the measurements.
 package mpi
 
 //go:generate go run ./gen -o zconstruct.h

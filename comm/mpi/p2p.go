@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"unsafe"
@@ -55,8 +54,7 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	if err := c.checkArgs(op, buf, dest, tag, false); err != nil {
 		return nil, err
 	}
-	p, err := buf.Type.NewPacker(buf.Data, buf.Origin, buf.Count) // checks buf
-	if err != nil {
+	if _, err := buf.Type.CheckBuffer("pack", len(buf.Data), buf.Origin, buf.Count); err != nil {
 		return nil, err
 	}
 	if c.mode == Raw {
@@ -70,6 +68,27 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	st := comm.NewStatus(c.rank, tag, sig.Bytes, sig.Sig.N)
 	wdest := c.group[dest]
 	req := w.newRequest()
+	if c.mode == Packed && sig.Bytes <= int64(c.inline) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		p, sent, err := c.sendInline(buf, sig, wdest, tag)
+		switch {
+		case !sent:
+			return nil, err
+		case p == nil:
+			req.Complete(st, err)
+			return req, nil
+		}
+		p.done = func(r result) {
+			var err error
+			if r.code != 0 {
+				err = &Error{Op: "MPI_Isend", Code: r.code}
+			}
+			req.Complete(st, err)
+		}
+		w.start(p)
+		return req, nil
+	}
 
 	// pack outside the lock: inline into the header message, or into a
 	// staging buffer, unless the data goes natively
@@ -95,7 +114,7 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 		dptr, db = cbytes(sig.Bytes)
 	}
 	if db != nil {
-		if _, err := p.Pack(db); err != nil && err != io.EOF {
+		if _, err := buf.Type.Pack(db, buf.Data, buf.Origin, buf.Count); err != nil {
 			C.free(hptr)
 			C.free(dptr)
 			return nil, err
@@ -169,6 +188,105 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	return req, nil
 }
 
+// sendInline sends sig.Bytes <= c.inline bytes of buf packed inside their
+// header message, as one MPI message from a pooled C buffer, with one cgo
+// call (MPI_Isend and MPI_Test). sent reports whether the message left;
+// if not, err says why and nothing is in flight. A sent message that MPI
+// completed at once returns p == nil and MPI_Test's error; otherwise p is
+// the pending send (not yet started: the caller sets its done and starts
+// it), which releases the buffer when it completes. w.mu is held.
+func (c *Comm) sendInline(buf comm.Buffer, sig comm.Signature, wdest, tag int) (p *pending, sent bool, err error) {
+	w := c.w
+	if w.closed {
+		return nil, false, errors.New("mpi: send after Finalize")
+	}
+	hlen := hdrSize + sig.Bytes
+	hp, hb, hcap := w.pools.getBuf(hlen)
+	if sig.Bytes > 0 {
+		if _, err := buf.Type.Pack(hb[hdrSize:], buf.Data, buf.Origin, buf.Count); err != nil {
+			w.pools.putBuf(hp, hcap)
+			return nil, false, err
+		}
+	}
+	putHeader(hb, sig, -1, c.ctx, c.rank)
+	p = w.pools.getPending(nil)
+	out := &unsafe.Slice((*C.int)(w.pb.ints), 4)[2]
+	rc := C.ddt_isend_test(hp, C.int(hlen), C.int(wdest), C.int(tag), w.hcomm, p.req, out, C.int(testAtOnce))
+	done := *out
+	if done == 0 && rc != 0 { // MPI_Isend failed
+		w.pools.putBuf(hp, hcap)
+		w.pools.putPending(p)
+		return nil, false, check("MPI_Isend", rc)
+	}
+	w.hsent[wdest]++
+	if done != 0 {
+		w.pools.putBuf(hp, hcap)
+		w.pools.putPending(p)
+		return nil, true, check("MPI_Test", rc)
+	}
+	p.buf, p.bufCap = hp, hcap
+	return p, true, nil
+}
+
+// testAtOnce is 1 when sendInline tests a send as soon as it is started;
+// tests set it to 0 to take the path of sends that MPI does not complete
+// at once.
+var testAtOnce = 1
+
+// sendSmall is Send of a message that travels inside its header (Packed
+// mode, at most the inline limit): no request, no allocation, one cgo
+// call when MPI sends it at once. It reports false, having done nothing,
+// for other messages.
+func (c *Comm) sendSmall(buf comm.Buffer, dest, tag int) (bool, error) {
+	if c.mode != Packed {
+		return false, nil
+	}
+	if err := c.checkArgs("send", buf, dest, tag, false); err != nil {
+		return true, err
+	}
+	if _, err := buf.Type.CheckBuffer("pack", len(buf.Data), buf.Origin, buf.Count); err != nil {
+		return true, err
+	}
+	w := c.w
+	w.mu.Lock()
+	sig, err := w.sigs.signature(buf.Type, buf.Count)
+	if err != nil || sig.Bytes > int64(c.inline) {
+		w.mu.Unlock()
+		return err != nil, err
+	}
+	p, _, err := c.sendInline(buf, sig, c.group[dest], tag)
+	if p == nil {
+		w.mu.Unlock()
+		return true, err
+	}
+	err = w.waitSend(p)
+	w.mu.Unlock()
+	return true, err
+}
+
+// waitSend starts the pending send p and makes progress until it
+// completes. w.mu is held (and released while other goroutines run).
+func (w *world) waitSend(p *pending) error {
+	fin, code := false, 0
+	p.done = func(r result) { fin, code = true, r.code }
+	w.start(p)
+	for !fin {
+		busy := w.progressSpin(spinTime)
+		if fin {
+			break
+		}
+		w.mu.Unlock()
+		if !busy {
+			runtime.Gosched()
+		}
+		w.mu.Lock()
+	}
+	if code != 0 {
+		return &Error{Op: "MPI_Isend", Code: code}
+	}
+	return nil
+}
+
 func (c *Comm) rawSend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	w := c.w
 	if c.ctx != 0 {
@@ -213,6 +331,9 @@ func (c *Comm) rawSend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 
 // Send sends buf to rank dest with tag and returns when buf may be reused.
 func (c *Comm) Send(buf comm.Buffer, dest, tag int) error {
+	if ok, err := c.sendSmall(buf, dest, tag); ok {
+		return err
+	}
 	return c.SendContext(context.Background(), buf, dest, tag)
 }
 
@@ -236,15 +357,14 @@ func (c *Comm) Irecv(buf comm.Buffer, source, tag int) (*comm.Request, error) {
 		return nil, err
 	}
 	// check the whole receive buffer once, before anything can arrive
-	u, err := buf.Type.NewUnpacker(buf.Data, buf.Origin, buf.Count)
-	if err != nil {
+	if _, err := buf.Type.CheckBuffer("unpack", len(buf.Data), buf.Origin, buf.Count); err != nil {
 		return nil, err
 	}
 	if c.mode == Raw {
 		return c.rawRecv(buf, source, tag)
 	}
 	w := c.w
-	r := &recvOp{buf: buf, mode: c.mode, req: w.newRequest(), u: u}
+	r := &recvOp{buf: buf, mode: c.mode, req: w.newRequest()}
 	r.req.SetCancel(func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -255,34 +375,83 @@ func (c *Comm) Irecv(buf comm.Buffer, source, tag int) (*comm.Request, error) {
 	if w.closed {
 		return nil, errors.New("mpi: receive after Finalize")
 	}
-	w.progress() // take in the headers that arrived
+	// headers that arrived in MPI but are not taken in yet are matched
+	// when they are, in order, against the receives posted then
 	if _, m, ok := w.q.Post(c.ctx, source, tag, r); ok {
 		w.deliver(m, r)
 	}
 	return r.req, nil
 }
 
+// recvBlocking is Recv in Packed and Native mode: a pooled receive record
+// instead of a request, matched against the headers as they are taken in
+// (a small message is unpacked straight from the header buffer it arrived
+// in), and progress made until it completes. It allocates nothing for a
+// message that travels inline.
+func (c *Comm) recvBlocking(buf comm.Buffer, source, tag int) (comm.Status, error) {
+	if err := c.checkArgs("recv", buf, source, tag, true); err != nil {
+		return comm.Status{}, err
+	}
+	if _, err := buf.Type.CheckBuffer("unpack", len(buf.Data), buf.Origin, buf.Count); err != nil {
+		return comm.Status{}, err
+	}
+	w := c.w
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return comm.Status{}, errors.New("mpi: receive after Finalize")
+	}
+	r := w.pools.getRecv()
+	r.buf, r.mode = buf, c.mode
+	if _, m, ok := w.q.Post(c.ctx, source, tag, r); ok {
+		w.deliver(m, r)
+	}
+	for !r.done {
+		busy := w.progressSpin(spinTime)
+		if r.done {
+			break
+		}
+		w.mu.Unlock()
+		if !busy {
+			runtime.Gosched()
+		}
+		w.mu.Lock()
+	}
+	st, err := r.st, r.err
+	w.pools.putRecv(r)
+	w.mu.Unlock()
+	return st, err
+}
+
+// unpackInto unpacks the packed bytes data of a message into buf: at once
+// when they are the whole of buf, through an Unpacker when the message is
+// shorter (a prefix of buf's signature).
+func unpackInto(buf comm.Buffer, data []byte) error {
+	if size, err := buf.Type.PackSize(buf.Count); err == nil && size == int64(len(data)) {
+		_, err := buf.Type.Unpack(buf.Data, data, buf.Origin, buf.Count)
+		return err
+	}
+	u, err := buf.Type.NewUnpacker(buf.Data, buf.Origin, buf.Count)
+	if err != nil {
+		return err
+	}
+	_, err = u.Unpack(data)
+	return err
+}
+
 // deliver moves the message of header in into receive r, checking the
-// signature first. w.mu is held.
+// signature first. in is not kept: inline data is unpacked at once. w.mu
+// is held.
 func (w *world) deliver(in *incoming, r *recvOp) {
 	st := comm.NewStatus(in.env.Source, in.env.Tag, in.sig.Bytes, in.sig.Sig.N)
-	if err := in.sig.Check(r.buf.Type, r.buf.Count); err != nil {
-		w.drain(in)
-		r.req.Complete(st, fmt.Errorf("recv from rank %d, tag %d: %w", in.env.Source, in.env.Tag, err))
+	src, tag, wsrc, dataTag, n := in.env.Source, in.env.Tag, in.wsrc, in.dataTag, in.sig.Bytes
+	if err := w.sigs.check(in.sig, r.buf.Type, r.buf.Count); err != nil {
+		w.drain(n, wsrc, dataTag)
+		r.finish(st, fmt.Errorf("recv from rank %d, tag %d: %w", src, tag, err))
 		return
 	}
-	u, err := r.u, error(nil)
-	if u == nil {
-		u, err = r.buf.Type.NewUnpacker(r.buf.Data, r.buf.Origin, r.buf.Count)
-	}
-	if err != nil { // checked at Irecv; cannot happen
-		w.drain(in)
-		r.req.Complete(st, err)
-		return
-	}
-	if in.dataTag < 0 {
-		_, err := u.Unpack(in.inline)
-		r.req.Complete(st, err)
+	if dataTag < 0 {
+		r.finish(st, unpackInto(r.buf, in.inline))
 		return
 	}
 	fail := func(res result) error {
@@ -294,11 +463,12 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 	if r.mode == Native && r.buf.Count <= math.MaxInt32 {
 		if nt, err := w.types.checked(r.buf.Type.Type()); err == nil {
 			base, pn := pinned(r.buf.Data)
-			p := newPending(func(res result) { pn.Unpin(); r.req.Complete(st, fail(res)) })
+			p := w.pools.getPending(func(res result) { pn.Unpin(); r.finish(st, fail(res)) })
 			if err := check("MPI_Irecv", C.ddt_irecv(base, C.longlong(r.buf.Origin), C.int(r.buf.Count), nt,
-				C.int(in.wsrc), C.int(in.dataTag), w.dcomm, p.req)); err != nil {
+				C.int(wsrc), C.int(dataTag), w.dcomm, p.req)); err != nil {
 				pn.Unpin()
-				r.req.Complete(st, err)
+				w.pools.putPending(p)
+				r.finish(st, err)
 				return
 			}
 			w.start(p)
@@ -306,39 +476,43 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 		}
 	}
 	// packed, or no native datatype: stage and unpack
-	sp, sb := cbytes(in.sig.Bytes)
-	p := newPending(func(res result) {
+	sp, sb, scap := w.pools.getBuf(n)
+	p := w.pools.getPending(func(res result) {
 		err := fail(res)
-		if err == nil && res.bytes != in.sig.Bytes {
-			err = fmt.Errorf("recv from rank %d, tag %d: %d of %d bytes arrived: the send failed", in.env.Source, in.env.Tag, res.bytes, in.sig.Bytes)
+		if err == nil && res.bytes != n {
+			err = fmt.Errorf("recv from rank %d, tag %d: %d of %d bytes arrived: the send failed", src, tag, res.bytes, n)
 		}
 		if err == nil {
-			_, err = u.Unpack(sb)
+			err = unpackInto(r.buf, sb)
 		}
-		C.free(sp)
-		r.req.Complete(st, err)
+		r.finish(st, err)
 	})
-	if err := check("MPI_Irecv", C.ddt_irecv_bytes(sp, C.longlong(in.sig.Bytes), C.longlong(bytesLimit),
-		C.int(in.wsrc), C.int(in.dataTag), w.dcomm, p.req)); err != nil {
-		C.free(sp)
-		r.req.Complete(st, err)
+	if err := check("MPI_Irecv", C.ddt_irecv_bytes(sp, C.longlong(n), C.longlong(bytesLimit),
+		C.int(wsrc), C.int(dataTag), w.dcomm, p.req)); err != nil {
+		w.pools.putBuf(sp, scap)
+		w.pools.putPending(p)
+		r.finish(st, err)
 		return
 	}
+	p.buf, p.bufCap = sp, scap
 	w.start(p)
 }
 
-// drain receives the data message of a header that was refused into
-// scratch memory, so that the sender completes.
-func (w *world) drain(in *incoming) {
-	if in.dataTag < 0 {
+// drain receives the n-byte data message with tag dataTag from world rank
+// wsrc of a header that was refused into scratch memory, so that the
+// sender completes; nothing for inline data (dataTag < 0).
+func (w *world) drain(n int64, wsrc, dataTag int) {
+	if dataTag < 0 {
 		return
 	}
-	sp, _ := cbytes(in.sig.Bytes)
-	p := newPending(func(result) { C.free(sp) })
-	if C.ddt_irecv_bytes(sp, C.longlong(in.sig.Bytes), C.longlong(bytesLimit), C.int(in.wsrc), C.int(in.dataTag), w.dcomm, p.req) != 0 {
-		C.free(sp)
+	sp, _, scap := w.pools.getBuf(n)
+	p := w.pools.getPending(nil)
+	if C.ddt_irecv_bytes(sp, C.longlong(n), C.longlong(bytesLimit), C.int(wsrc), C.int(dataTag), w.dcomm, p.req) != 0 {
+		w.pools.putBuf(sp, scap)
+		w.pools.putPending(p)
 		return
 	}
+	p.buf, p.bufCap = sp, scap
 	w.start(p)
 }
 
@@ -419,6 +593,9 @@ var errCancelled = errors.New("mpi: receive cancelled")
 // Recv receives a message from source (or comm.AnySource) with tag (or
 // comm.AnyTag) into buf.
 func (c *Comm) Recv(buf comm.Buffer, source, tag int) (comm.Status, error) {
+	if c.mode != Raw {
+		return c.recvBlocking(buf, source, tag)
+	}
 	return c.RecvContext(context.Background(), buf, source, tag)
 }
 

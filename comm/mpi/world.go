@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -17,7 +18,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/comm"
 	"github.com/ddtlab/ddt/comm/internal/match"
 	"github.com/ddtlab/ddt/datatype"
@@ -90,12 +90,14 @@ type world struct {
 	// Raw messages and ccomm collectives.
 	hcomm, dcomm, rcomm, ccomm C.MPI_Comm
 	tagUB                      int
-	seq                        []int // next data tag per destination
-	hdrs                       [hdrRing]*pending
+	seq                        []int           // next data tag per destination
 	hdrDone                    [hdrRing]bool   // header receives completed, not yet taken in
+	nrep                       int             // slots taken in, to be posted again (pb.rep)
 	hdrRes                     [hdrRing]result // what they completed with
 	doneScratch                []*pending      // progressSpin's list of completed requests, reused
-	pb                         pollBufs
+	pb                         pollBufs        // its first hdrRing requests are the header receives
+	pools                      pools
+	sigs                       sigCache
 	hbuf                       unsafe.Pointer // hdrRing receive buffers of hdrSize+MaxInline bytes
 	head                       int            // the oldest posted header receive
 	q                          match.Queue[*incoming, *recvOp]
@@ -108,6 +110,8 @@ type world struct {
 	nextCtx                    uint32                    // the smallest communicator context not used yet
 	nativeReductions           int64                     // reductions MPI did, for tests
 	named                      map[string]C.MPI_Datatype // predefined datatypes by C name, for reductions
+	reqNull                    C.MPI_Request             // MPI_REQUEST_NULL, MPI_DATATYPE_NULL: read once,
+	typeNull                   C.MPI_Datatype            // not by a cgo call per poll
 }
 
 // incoming is a header that arrived.
@@ -122,8 +126,20 @@ type incoming struct {
 type recvOp struct {
 	buf  comm.Buffer
 	mode Mode
-	req  *comm.Request
-	u    *ddt.Unpacker // made when the receive was posted, used once
+	req  *comm.Request // nil for a blocking Recv, which waits for done
+	// a blocking Recv's outcome (req == nil)
+	done bool
+	st   comm.Status
+	err  error
+}
+
+// finish completes r with its status and error.
+func (r *recvOp) finish(st comm.Status, err error) {
+	if r.req != nil {
+		r.req.Complete(st, err)
+		return
+	}
+	r.st, r.err, r.done = st, err, true
 }
 
 // result is what a completed MPI request reports.
@@ -137,11 +153,14 @@ type result struct {
 
 // pending is an MPI request in flight and what to do when it completes.
 type pending struct {
-	req     *C.MPI_Request  // its own allocation: cgo may not see the Go pointers of pending
+	req     *C.MPI_Request  // in C memory: cgo may not see the Go pointers of pending
 	etype   *C.MPI_Datatype // count elements of this type on completion
-	done    func(result)
-	rawRecv bool   // a Raw receive, cancelled at Finalize
-	res     result // what it completed with
+	done    func(result)    // nil: only buf is released
+	rawRecv bool            // a Raw receive, cancelled at Finalize
+	res     result          // what it completed with
+	pooled  bool            // from pools.pending: back there once done has run
+	buf     unsafe.Pointer  // a staging buffer of the pools to release on completion
+	bufCap  int64
 }
 
 var (
@@ -216,9 +235,10 @@ func Init(opts Options) (*Comm, error) {
 	w.nextCtx = 2
 	w.hsent, w.hrecv = make([]int64, w.size), make([]int64, w.size)
 	w.rsent, w.rrecv = make([]int64, w.size), make([]int64, w.size)
-	w.hbuf = C.malloc(C.size_t(hdrRing * (hdrSize + MaxInline)))
-	for i := range w.hdrs {
-		w.hdrs[i] = newPending(nil)
+	w.reqNull, w.typeNull = C.ddt_request_null(), C.ddt_datatype_null()
+	w.hbuf = C.malloc(C.size_t(hdrRing * hdrSlot))
+	w.pb.ensure(hdrRing + 16)
+	for i := range hdrRing {
 		if err := w.postHeader(i); err != nil {
 			return nil, err
 		}
@@ -231,13 +251,21 @@ func Init(opts Options) (*Comm, error) {
 	return c.WithMode(opts.Mode).withInline(opts.InlineLimit), nil
 }
 
+// hdrSlot is the size of a header receive buffer.
+const hdrSlot = hdrSize + MaxInline
+
 func (w *world) hdrBuf(i int) unsafe.Pointer {
-	return unsafe.Add(w.hbuf, i*(hdrSize+MaxInline))
+	return unsafe.Add(w.hbuf, i*hdrSlot)
+}
+
+// hdrReq is the MPI request of header receive i.
+func (w *world) hdrReq(i int) *C.MPI_Request {
+	return &unsafe.Slice((*C.MPI_Request)(w.pb.reqs), hdrRing)[i]
 }
 
 func (w *world) postHeader(i int) error {
-	return check("MPI_Irecv", C.ddt_irecv(w.hdrBuf(i), 0, hdrSize+MaxInline, C.ddt_byte(),
-		C.int(anySource), C.int(anyTag), w.hcomm, w.hdrs[i].req))
+	return check("MPI_Irecv", C.ddt_irecv(w.hdrBuf(i), 0, hdrSlot, C.ddt_byte(),
+		C.int(anySource), C.int(anyTag), w.hcomm, w.hdrReq(i)))
 }
 
 // WithMode returns a Comm of the same world that sends and receives in
@@ -317,12 +345,13 @@ func (c *Comm) FinalizeContext(ctx context.Context) error {
 	if len(pending) > 0 {
 		keep(&comm.StuckError{Cause: comm.ErrUnreceived, Pending: pending})
 	}
-	for i := range w.hdrs {
-		if !w.hdrDone[i] {
-			keep(check("MPI_Cancel", C.ddt_cancel(w.hdrs[i].req)))
+	for i := range hdrRing {
+		if *w.hdrReq(i) != C.ddt_request_null() {
+			keep(check("MPI_Cancel", C.ddt_cancel(w.hdrReq(i))))
 		}
 	}
 	w.pb.free()
+	w.pools.free()
 	w.types.free()
 	for _, cm := range []C.MPI_Comm{w.hcomm, w.dcomm, w.rcomm, w.ccomm} {
 		keep(check("MPI_Comm_free", C.MPI_Comm_free(&cm)))
@@ -422,7 +451,7 @@ func (w *world) settle(ctx context.Context) ([]string, error) {
 	}
 	// headers nobody received
 	w.q.Unexpected(func(env match.Envelope, in *incoming) {
-		w.drain(in)
+		w.drain(in.sig.Bytes, in.wsrc, in.dataTag)
 		lost[in.wsrc]++
 		s := fmt.Sprintf("message from rank %d to rank %d, tag %d, %d bytes, never received", in.wsrc, w.rank, env.Tag, in.sig.Bytes)
 		if env.Context != 0 {
@@ -490,7 +519,9 @@ func (w *world) newRequest() *comm.Request { return comm.NewPolledRequest(w.poll
 // pollBufs are the C arrays ddt_poll works on, grown as needed.
 type pollBufs struct {
 	n      int
-	reqs   unsafe.Pointer // n MPI_Request
+	rep    unsafe.Pointer // hdrRing int: header slots to post again
+	ints   unsafe.Pointer // 4 int out-parameters (in C memory: a Go variable passed to C escapes)
+	reqs   unsafe.Pointer // n MPI_Request, the first hdrRing the header receives
 	etypes unsafe.Pointer // n MPI_Datatype
 	idx    unsafe.Pointer // n int
 	sts    unsafe.Pointer // n MPI_Status
@@ -501,11 +532,26 @@ func (b *pollBufs) ensure(n int) {
 	if n <= b.n {
 		return
 	}
-	b.free()
+	old := *b
 	n = max(n, 2*b.n, 16)
 	b.n = n
 	var t C.MPI_Datatype
 	b.reqs = C.malloc(C.size_t(n) * C.ddt_sizeof_request())
+	b.rep, b.ints = old.rep, old.ints
+	if b.rep == nil {
+		b.rep = C.malloc(C.size_t(hdrRing) * C.size_t(unsafe.Sizeof(C.int(0))))
+		b.ints = C.malloc(4 * C.size_t(unsafe.Sizeof(C.int(0))))
+	}
+	hreqs := unsafe.Slice((*C.MPI_Request)(b.reqs), hdrRing)
+	if old.reqs != nil {
+		copy(hreqs, unsafe.Slice((*C.MPI_Request)(old.reqs), hdrRing))
+	} else {
+		for i := range hreqs {
+			hreqs[i] = C.ddt_request_null()
+		}
+	}
+	old.rep, old.ints = nil, nil
+	old.free()
 	b.etypes = C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(t)))
 	b.idx = C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.int(0))))
 	b.sts = C.malloc(C.size_t(n) * C.ddt_sizeof_status())
@@ -513,7 +559,7 @@ func (b *pollBufs) ensure(n int) {
 }
 
 func (b *pollBufs) free() {
-	for _, p := range []unsafe.Pointer{b.reqs, b.etypes, b.idx, b.sts, b.out} {
+	for _, p := range []unsafe.Pointer{b.rep, b.ints, b.reqs, b.etypes, b.idx, b.sts, b.out} {
 		C.free(p)
 	}
 	*b = pollBufs{}
@@ -536,12 +582,9 @@ func (w *world) progressSpin(spin float64) bool {
 	b.ensure(n)
 	reqs := unsafe.Slice((*C.MPI_Request)(b.reqs), n)
 	etypes := unsafe.Slice((*C.MPI_Datatype)(b.etypes), n)
-	null, tnull := C.ddt_request_null(), C.ddt_datatype_null()
-	for i, h := range w.hdrs {
-		reqs[i], etypes[i] = *h.req, tnull
-		if w.hdrDone[i] {
-			reqs[i] = null
-		}
+	null, tnull := w.reqNull, w.typeNull
+	for i := range hdrRing {
+		etypes[i] = tnull
 	}
 	pend := w.pending
 	for i, p := range pend {
@@ -550,8 +593,32 @@ func (w *world) progressSpin(spin float64) bool {
 			etypes[hdrRing+i] = *p.etype
 		}
 	}
-	var count C.int
-	rc := C.ddt_poll(&reqs[0], &etypes[0], C.int(n), C.double(spin), (*C.int)(b.idx), (*C.MPI_Status)(b.sts), (*C.ddt_result)(b.out), &count)
+	ints := unsafe.Slice((*C.int)(b.ints), 4)
+	only := -1
+	if len(pend) == 0 && w.nrep < hdrRing { // the oldest header receive is posted
+		only = w.head
+	}
+	rc := C.ddt_poll(&reqs[0], &etypes[0], C.int(n), C.double(spin), (*C.int)(b.idx), (*C.MPI_Status)(b.sts), (*C.ddt_result)(b.out), &ints[0],
+		(*C.int)(b.rep), C.int(w.nrep), (*C.char)(w.hbuf), C.int(hdrSlot), w.hcomm, &ints[1], C.int(only))
+	count, posted := ints[0], ints[1]
+	if posted > 0 {
+		rep := unsafe.Slice((*C.int)(b.rep), hdrRing)
+		copy(rep, rep[posted:w.nrep])
+		w.nrep -= int(posted)
+	}
+	if w.nrep > 0 {
+		// a header receive could not be posted again: without header
+		// receives nothing more can arrive; fail loudly on every receive
+		// that waits
+		err := check("MPI_Irecv", rc)
+		var rs []*recvOp
+		w.q.Posted(func(_ uint32, _, _ int, r *recvOp) { rs = append(rs, r) })
+		for _, r := range rs {
+			w.q.Withdraw(r)
+			r.finish(comm.Status{}, err)
+		}
+		return len(rs) > 0
+	}
 	if rc != 0 || count == 0 {
 		return false
 	}
@@ -562,7 +629,6 @@ func (w *world) progressSpin(spin float64) bool {
 		r := result{src: int(o.src), tag: int(o.tag), bytes: int64(o.bytes), elements: int64(o.elems), code: int(o.err), cancelled: o.cancelled != 0}
 		i := int(o.index)
 		if i < hdrRing {
-			*w.hdrs[i].req = null
 			w.hdrDone[i], w.hdrRes[i] = true, r
 			continue
 		}
@@ -571,28 +637,19 @@ func (w *world) progressSpin(spin float64) bool {
 		p.res = r
 		done = append(done, p)
 	}
-	// take in the headers in order: slot head holds the oldest
+	// take in the headers in order: slot head holds the oldest; each slot
+	// taken in is posted again by the next poll, in this order
 	for w.hdrDone[w.head] {
-		r := w.hdrRes[w.head]
-		w.hdrDone[w.head] = false
-		in := w.parseHeader(w.hdrBuf(w.head), r)
+		slot := w.head
+		r := w.hdrRes[slot]
+		w.hdrDone[slot] = false
+		w.head = (w.head + 1) % hdrRing
+		unsafe.Slice((*C.int)(b.rep), hdrRing)[w.nrep] = C.int(slot)
+		w.nrep++
 		if r.code == 0 && r.src >= 0 && r.src < w.size {
 			w.hrecv[r.src]++
 		}
-		if err := w.postHeader(w.head); err != nil {
-			// without header receives nothing more can arrive; fail loudly
-			// on every receive that waits
-			var posted []*recvOp
-			w.q.Posted(func(_ uint32, _, _ int, r *recvOp) { posted = append(posted, r) })
-			for _, p := range posted {
-				w.q.Withdraw(p)
-				p.req.Complete(comm.Status{}, err)
-			}
-		}
-		w.head = (w.head + 1) % hdrRing
-		if in != nil {
-			w.arrive(in)
-		}
+		w.takeIn(w.hdrBuf(slot), r)
 	}
 	if len(done) > 0 {
 		// drop the completed requests, then run what they complete (which
@@ -607,7 +664,16 @@ func (w *world) progressSpin(spin float64) bool {
 		clear(w.pending[k:])
 		w.pending = w.pending[:k]
 		for _, p := range done {
-			p.done(p.res)
+			if p.done != nil {
+				p.done(p.res)
+			}
+			if p.buf != nil {
+				w.pools.putBuf(p.buf, p.bufCap)
+				p.buf = nil
+			}
+			if p.pooled {
+				w.pools.putPending(p)
+			}
 		}
 	}
 	clear(done)
@@ -618,12 +684,15 @@ func (w *world) progressSpin(spin float64) bool {
 // start records p as in flight.
 func (w *world) start(p *pending) { w.pending = append(w.pending, p) }
 
-func (w *world) parseHeader(buf unsafe.Pointer, r result) *incoming {
+// parseHeader reads the header of a message of r.bytes bytes at buf into
+// in; the inline data stays in buf. It reports false for a message that
+// is not one of this package's.
+func parseHeader(in *incoming, buf unsafe.Pointer, r result) bool {
 	if r.code != 0 || r.bytes < hdrSize {
-		return nil // not a message of this package
+		return false
 	}
 	b := unsafe.Slice((*byte)(buf), r.bytes)
-	in := &incoming{wsrc: r.src}
+	in.wsrc = r.src
 	in.env = match.Envelope{Context: uint32(le64(b[40:])), Source: int(int64(le64(b[48:]))), Tag: r.tag}
 	in.sig.Sig.Hash = le64(b[0:])
 	in.sig.Sig.N = int64(le64(b[8:]))
@@ -633,12 +702,12 @@ func (w *world) parseHeader(buf unsafe.Pointer, r result) *incoming {
 		in.sig.Sig.Uniform, in.sig.Sig.Basic = true, datatype.Basic(u-1)
 	}
 	if in.dataTag < 0 {
-		in.inline = append([]byte(nil), b[hdrSize:]...)
+		in.inline = b[hdrSize:]
 		if int64(len(in.inline)) != in.sig.Bytes {
-			return nil
+			return false
 		}
 	}
-	return in
+	return true
 }
 
 func putHeader(b []byte, s comm.Signature, dataTag int, ctx uint32, src int) {
@@ -655,25 +724,29 @@ func putHeader(b []byte, s comm.Signature, dataTag int, ctx uint32, src int) {
 	put64(b[32:], u)
 }
 
-func le64(b []byte) uint64 {
-	_ = b[7]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
-func put64(b []byte, v uint64) {
-	_ = b[7]
-	for i := range 8 {
-		b[i] = byte(v >> (8 * i))
-	}
-}
+func put64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
-// arrive matches a header that arrived with the oldest posted receive it
-// fits, or queues it.
-func (w *world) arrive(in *incoming) {
-	if r, ok := w.q.Arrive(in.env, in); ok {
-		w.deliver(in, r)
+// takeIn matches the message whose header arrived in the header buffer
+// buf with the oldest posted receive it fits, or queues it (with a copy of
+// its inline data: buf is posted again). A message matched at once is
+// delivered straight from buf, without allocating.
+func (w *world) takeIn(buf unsafe.Pointer, res result) {
+	var in incoming
+	if !parseHeader(&in, buf, res) {
+		return
 	}
+	if r, ok := w.q.Match(in.env); ok {
+		w.deliver(&in, r)
+		return
+	}
+	q := new(incoming)
+	*q = in
+	if in.dataTag < 0 {
+		q.inline = append([]byte(nil), in.inline...)
+	}
+	w.q.Arrive(q.env, q)
 }
 
 func newPending(done func(result)) *pending {

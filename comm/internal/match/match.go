@@ -56,13 +56,25 @@ type Queue[M, R comparable] struct {
 // that takes it and removes that receive; if none does, it keeps the
 // message as unexpected and returns ok == false.
 func (q *Queue[M, R]) Arrive(env Envelope, m M) (r R, ok bool) {
+	if r, ok := q.Match(env); ok {
+		return r, true
+	}
+	q.unexpected = append(q.unexpected, arrived[M]{env, m})
+	return r, false
+}
+
+// Match matches a message with envelope env to the oldest posted receive
+// that takes it and removes that receive, as Arrive does, but keeps
+// nothing when no receive takes it (ok == false): a transport that
+// delivers a matched message at once calls Match first and makes the
+// message it keeps (Arrive) only when it must.
+func (q *Queue[M, R]) Match(env Envelope) (r R, ok bool) {
 	for i, p := range q.posted {
 		if env.Matches(p.ctx, p.source, p.tag) {
 			q.posted = append(q.posted[:i], q.posted[i+1:]...)
 			return p.r, true
 		}
 	}
-	q.unexpected = append(q.unexpected, arrived[M]{env, m})
 	return r, false
 }
 

@@ -27,6 +27,24 @@ int main(int argc, char **argv) {
 	pos = 0;
 	report("unpack too short", MPI_Unpack(out, 16, &pos, a, 1, v, MPI_COMM_WORLD));
 	report("pack negative count", MPI_Pack(a, -1, v, out, 64, &pos, MPI_COMM_WORLD));
+	/* the same through a contiguous type (the library's memcpy path):
+	   a buffer too small by one instance, a packed buffer too short, a
+	   position past the end; count 0 succeeds */
+	MPI_Datatype c8;
+	MPI_Type_contiguous(8, MPI_INT, &c8);
+	MPI_Type_commit(&c8);
+	static char big[256]; /* MPICH 4.0.2 does not check sizes: it may write past outsize */
+	int ci[32] = {0};
+	pos = 0;
+	report("contiguous pack too small", MPI_Pack(ci, 2, c8, big, 40, &pos, MPI_COMM_WORLD));
+	pos = 8;
+	report("contiguous unpack too short", MPI_Unpack(big, 64, &pos, ci, 2, c8, MPI_COMM_WORLD));
+	pos = 17;
+	report("contiguous pack past the end", MPI_Pack(ci, 1, c8, big, 16, &pos, MPI_COMM_WORLD));
+	pos = 64;
+	report("contiguous pack count 0 at the end", MPI_Pack(ci, 0, c8, big, 64, &pos, MPI_COMM_WORLD));
+	if (rank_ == 0) printf("position %d\n", pos);
+	MPI_Type_free(&c8);
 	report("send bad rank", MPI_Send(a, 1, v, size_ + 5, 0, MPI_COMM_WORLD));
 	report("send bad tag", MPI_Send(a, 1, v, 0, -7, MPI_COMM_WORLD));
 	if (size_ >= 2 && rank_ < 2) {

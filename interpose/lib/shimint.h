@@ -16,6 +16,10 @@ typedef struct {
 	// order, so count instances (count 1, or extent == size) are one memcpy
 	int64_t data_lb;
 	int32_t contig;
+	// nruns > 0: one instance is these runs of bytes in type-map order,
+	// each moved by one memcpy (ddt_bounds)
+	int32_t nruns;
+	int64_t run_off[DDT_RUNS], run_len[DDT_RUNS];
 } ddt_tinfo;
 
 // ddt_stat are the counters of the statistics line.

@@ -45,6 +45,25 @@ int main(int argc, char **argv) {
 	report("contiguous pack count 0 at the end", MPI_Pack(ci, 0, c8, big, 64, &pos, MPI_COMM_WORLD));
 	if (rank_ == 0) printf("position %d\n", pos);
 	MPI_Type_free(&c8);
+	/* and through a type of a few long runs (a struct of 2 blocks of 64
+	   ints, 1024 bytes apart: 512 packed bytes per instance) */
+	{
+		static char rimg[4096], rbuf[1024];
+		int bl[2] = {64, 64};
+		MPI_Aint dp[2] = {1024, 0};
+		MPI_Datatype ty[2] = {MPI_INT, MPI_INT}, r2;
+		MPI_Type_create_struct(2, bl, dp, ty, &r2);
+		MPI_Type_commit(&r2);
+		pos = 0;
+		report("runs pack too small", MPI_Pack(rimg, 2, r2, rbuf, 1000, &pos, MPI_COMM_WORLD));
+		pos = 0;
+		report("runs unpack too short", MPI_Unpack(rbuf, 1000, &pos, rimg, 2, r2, MPI_COMM_WORLD));
+		pos = 0;
+		report("runs pack fits", MPI_Pack(rimg, 2, r2, rbuf, 1024, &pos, MPI_COMM_WORLD));
+		if (rank_ == 0) printf("position %d\n", pos);
+		MPI_Type_free(&r2);
+	}
+
 	report("send bad rank", MPI_Send(a, 1, v, size_ + 5, 0, MPI_COMM_WORLD));
 	report("send bad tag", MPI_Send(a, 1, v, 0, -7, MPI_COMM_WORLD));
 	if (size_ >= 2 && rank_ < 2) {

@@ -320,6 +320,59 @@ int main(int argc, char **argv) {
 		MPI_Type_free(&c5r);
 	}
 
+	/* a few long runs (the library moves each with one memcpy): a struct
+	   of 40 doubles at -64 bytes, 64 ints at 800 bytes and 50 doubles at
+	   400 bytes (type-map order is not address order), extent 1200, 1 and
+	   5 instances at a position; and the same struct with a 4-byte run
+	   (not the memcpy path), which must agree */
+	{
+		int bl[3] = {40, 64, 50}, blx[4] = {40, 64, 50, 1};
+		MPI_Aint dp[3] = {-64, 800, 400}, dpx[4] = {-64, 800, 400, 1100};
+		MPI_Datatype ty[4] = {MPI_DOUBLE, MPI_INT, MPI_DOUBLE, MPI_INT}, rs0, rs, rx0, rx;
+		MPI_Type_create_struct(3, bl, dp, ty, &rs0);
+		MPI_Type_create_resized(rs0, -64, 1200, &rs);
+		MPI_Type_commit(&rs);
+		MPI_Type_create_struct(4, blx, dpx, ty, &rx0);
+		MPI_Type_create_resized(rx0, -64, 1200, &rx);
+		MPI_Type_commit(&rx);
+		enum { RS = 320 + 256 + 400, RX = RS + 4, C = 5 };
+		char *img0 = malloc(C * 1200 + 64), *base = img0 + 64;
+		fill(img0, C * 1200 + 64, 9);
+		char rexp[C * RX], xexp[C * RX];
+		for (int which = 0; which < 2; which++) {
+			char *e = which ? xexp : rexp;
+			for (int i = 0; i < C; i++) {
+				char *o = base + i * 1200;
+				memcpy(e, o - 64, 320), e += 320;
+				memcpy(e, o + 800, 256), e += 256;
+				memcpy(e, o + 400, 400), e += 400;
+				if (which) memcpy(e, o + 1100, 4), e += 4;
+			}
+		}
+		for (int it = 0; it < 30; it++) {
+			check_pack("runs 1", rs, 1, base, rexp, RS);
+			check_pack("runs 5", rs, C, base, rexp, C * RS);
+			check_pack("runs+int 5", rx, C, base, xexp, C * RX);
+		}
+		char *want = malloc(C * 1200 + 64);
+		memset(want, 0x77, C * 1200 + 64);
+		for (int i = 0; i < C; i++) {
+			char *o = want + 64 + i * 1200, *s = base + i * 1200;
+			memcpy(o - 64, s - 64, 320);
+			memcpy(o + 800, s + 800, 256);
+			memcpy(o + 400, s + 400, 400);
+		}
+		for (int it = 0; it < 30; it++) check_unpack("unpack runs 5", rs, C, rexp, C * RS, want, C * 1200 + 64, 64);
+		for (int i = 0; i < C; i++) memcpy(want + 64 + i * 1200 + 1100, base + i * 1200 + 1100, 4);
+		check_unpack("unpack runs+int 5", rx, C, xexp, C * RX, want, C * 1200 + 64, 64);
+		free(img0);
+		free(want);
+		MPI_Type_free(&rs0);
+		MPI_Type_free(&rs);
+		MPI_Type_free(&rx0);
+		MPI_Type_free(&rx);
+	}
+
 	/* a type freed and another created, which MPI may give the same
 	   handle: the library must not serve the new one from what it
 	   remembers of the old (contiguous, then every other double) */

@@ -10,8 +10,10 @@
 #
 # Environment: CELLS (PREFIX:SIZES ..., ddtpp -f PREFIX -s SIZES; default
 # every layout, every size), ROUNDS (3: processes per cell and build),
-# MPIS ("mpich openmpi"), LIB_mpich / LIB_openmpi (default: built from this
-# tree), NULL (1: also run without the library), OUT (results directory).
+# MPIS ("mpich openmpi"), LIBS_mpich / LIBS_openmpi ("name=LIB ...": the
+# libraries to compare, each against PMPI in its own process; default:
+# lib=a library built from this tree), NULL (1: also run without a
+# library), OUT (results directory).
 # Table: per cell and MPI, the median over rounds of pmpi / library (> 1:
 # the library is faster) for pack and unpack, with the range over rounds.
 set -euo pipefail
@@ -25,23 +27,29 @@ OUT=${OUT:-$(mktemp -d /tmp/ddtab.XXXXXX)}
 mkdir -p "$OUT"
 (cd "$ROOT" && go run ./cmd/ddt/internal/bench/ppgen -ddtbench small,medium,large) > "$OUT/layouts.h"
 declare -A LIB
+declare -A NAMES
 for m in "${MPIS[@]}"; do
     mpicc.$m -O2 -std=gnu11 -w -I"$OUT" "$HERE/ddtpp.c" -o "$OUT/ddtpp_$m"
-    lv=LIB_$m
-    LIB[$m]=${!lv:-}
-    if [ -z "${LIB[$m]}" ]; then
-        LIB[$m]=$OUT/libddtmpi-$m.so
-        bash "$ROOT/interpose/build.sh" "$m" "${LIB[$m]}"
+    lv=LIBS_$m
+    libs=${!lv:-}
+    if [ -z "$libs" ]; then
+        bash "$ROOT/interpose/build.sh" "$m" "$OUT/libddtmpi-$m.so"
+        libs="lib=$OUT/libddtmpi-$m.so"
     fi
+    NAMES[$m]=""
+    for nl in $libs; do
+        NAMES[$m]+=" ${nl%%=*}"
+        LIB[$m+${nl%%=*}]=${nl#*=}
+    done
+    [ "$NULL" = 1 ] && NAMES[$m]+=" null"
 done
 : > "$OUT/all.tsv"
 for r in $(seq 1 "$ROUNDS"); do
     for cell in $CELLS; do
         for m in "${MPIS[@]}"; do
-            for b in lib null; do
-                [ "$b" = null ] && [ "$NULL" != 1 ] && continue
+            for b in ${NAMES[$m]}; do
                 pre=()
-                [ "$b" = lib ] && pre=(LD_PRELOAD="${LIB[$m]}")
+                [ "$b" = null ] || pre=(LD_PRELOAD="${LIB[$m+$b]}")
                 env "${pre[@]}" BENCH_IMPL="$m+$b" "$OUT/ddtpp_$m" -m ab -f "${cell%%:*}" -s "${cell#*:}" 2>>"$OUT/err" |
                     awk -v r="$r" -F'\t' '$1 == "A" { print r "\t" $0 }' >> "$OUT/all.tsv"
             done

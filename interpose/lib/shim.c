@@ -546,10 +546,11 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
 }
 
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) {
-	ddt_tinfo ti;
-	if (size && incount >= 0 && comm_ok(comm) && ddt_served(datatype, &ti) &&
-		(ti.size == 0 || incount <= INT_MAX / ti.size)) {
-		*size = (int)(incount * ti.size);
+	const ddt_tinfo *ti;
+	int64_t n;
+	if (size && incount >= 0 && comm_ok(comm) && (ti = tlookup(datatype)) &&
+		!__builtin_mul_overflow((int64_t)incount, ti->size, &n) && n <= INT_MAX) {
+		*size = (int)n;
 		return MPI_SUCCESS;
 	}
 	return PMPI_Pack_size(incount, datatype, comm, size);
@@ -645,10 +646,11 @@ int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void 
 }
 
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) {
-	ddt_tinfo ti;
-	if (size && incount >= 0 && comm_ok(comm) && ddt_served(datatype, &ti) &&
-		(ti.size == 0 || incount <= INT64_MAX / ti.size)) {
-		*size = incount * ti.size;
+	const ddt_tinfo *ti;
+	int64_t n;
+	if (size && incount >= 0 && comm_ok(comm) && (ti = tlookup(datatype)) &&
+		!__builtin_mul_overflow((int64_t)incount, ti->size, &n)) {
+		*size = n;
 		return MPI_SUCCESS;
 	}
 	return PMPI_Pack_size_c(incount, datatype, comm, size);

@@ -2,6 +2,7 @@
    class, the same with and without the library; "fatal" as the first
    argument keeps MPI_ERRORS_ARE_FATAL, and the job must abort. */
 #include "common.h"
+#include <limits.h>
 
 static void report(const char *what, int rc) {
 	int cls = MPI_SUCCESS;
@@ -44,6 +45,11 @@ int main(int argc, char **argv) {
 	pos = 64;
 	report("contiguous pack count 0 at the end", MPI_Pack(ci, 0, c8, big, 64, &pos, MPI_COMM_WORLD));
 	if (rank_ == 0) printf("position %d\n", pos);
+	/* MPI_Pack_size past INT_MAX bytes: the MPI library's answer */
+	int psz = -1;
+	report("contiguous pack_size 1", MPI_Pack_size(1, c8, MPI_COMM_WORLD, &psz));
+	if (rank_ == 0) printf("pack_size %d\n", psz);
+	report("contiguous pack_size overflow", MPI_Pack_size(INT_MAX / 16, c8, MPI_COMM_WORLD, &psz));
 	MPI_Type_free(&c8);
 	/* and through a type of a few long runs (a struct of 2 blocks of 64
 	   ints, 1024 bytes apart: 512 packed bytes per instance) */

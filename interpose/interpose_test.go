@@ -328,6 +328,33 @@ func sorted(s string) string {
 	return strings.Join(l, "\n")
 }
 
+// TestPackPaths runs pack.c and err.c with the C layer's memcpy-per-run
+// path off (DDT_MPI_RUNMIN=0: those types go through the generated code or
+// Go) and taken by every type of 2 to 8 runs, however short
+// (DDT_MPI_RUNMIN=1): the output must be that of the MPI library alone.
+func TestPackPaths(t *testing.T) {
+	for _, m := range mpis {
+		t.Run(m.name, func(t *testing.T) {
+			b := setup(t, m)
+			for _, np := range []int{2, 4} {
+				for _, p := range []string{"pack", "err"} {
+					prog := filepath.Join(b.dir, p)
+					plain := run(t, m, np, "", nil, prog)
+					if plain.err != nil {
+						t.Fatalf("%s without the library: %v\n%s%s", p, plain.err, plain.stdout, plain.stderr)
+					}
+					for _, rm := range []string{"0", "1"} {
+						r := run(t, m, np, b.lib, []string{"DDT_MPI_RUNMIN=" + rm}, prog)
+						if r.err != nil || sorted(r.stdout) != sorted(plain.stdout) {
+							t.Errorf("%s -np %d, DDT_MPI_RUNMIN=%s: %v\n%s%s\nwithout the library:\n%s", p, np, rm, r.err, r.stdout, r.stderr, plain.stdout)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestFatal checks that an erroneous call under MPI_ERRORS_ARE_FATAL
 // aborts the job through MPI, with no Go output.
 func TestFatal(t *testing.T) {

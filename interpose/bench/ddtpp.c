@@ -11,6 +11,9 @@
  *                                   layout in the anchors harness's format
  *                                   (mpipack.c print_header), so that its
  *                                   report.awk merges them
+ *   ddtpp -m ab [-f PREFIXES]       singleton: MPI_Pack/MPI_Unpack against
+ *                                   PMPI_Pack/PMPI_Unpack in one process,
+ *                                   samples interleaved (run_ab)
  *   mpirun -np 2 ddtpp -m pp [-f PREFIXES]
  *                                   ping-pong: rank 0 sends count instances
  *                                   of the layout with MPI_Send, rank 1
@@ -163,6 +166,20 @@ static void op_unpack(Ctx *c)
     MPI_Unpack(c->buf, c->size, &pos, c->origin, c->count, c->t, MPI_COMM_SELF);
 }
 
+/* the MPI library's own pack and unpack, past the interposition library
+   (when it is preloaded, MPI_Pack is its, PMPI_Pack the MPI library's) */
+static void op_ppack(Ctx *c)
+{
+    int pos = 0;
+    PMPI_Pack(c->origin, c->count, c->t, c->buf, c->size, &pos, MPI_COMM_SELF);
+}
+
+static void op_punpack(Ctx *c)
+{
+    int pos = 0;
+    PMPI_Unpack(c->buf, c->size, &pos, c->origin, c->count, c->t, MPI_COMM_SELF);
+}
+
 static void op_memcpy(Ctx *c) { memcpy(c->origin, c->buf, (size_t)c->size); }
 
 static double run_iters(void (*fn)(Ctx *), Ctx *c, long it)
@@ -242,6 +259,55 @@ static void run_pack(const Layout *l)
     free(img);
     free(img2);
     free(save);
+    MPI_Type_free(&t);
+}
+
+/* -m ab: MPI_Pack/MPI_Unpack against PMPI_Pack/PMPI_Unpack in one
+ * process, the four operations' samples interleaved one by one (rotated),
+ * AB_REPS samples of >= 2.5 ms each, medians: with the library preloaded,
+ * the library against the MPI library on the same buffers at the same
+ * moments; without it, both columns are the MPI library (the method's null
+ * test). One "A" line per layout: impl id size packed pmpi_pack_ns
+ * pmpi_unpack_ns pack_ns unpack_ns check. */
+#define AB_REPS 24
+static void run_ab(const Layout *l)
+{
+    MPI_Datatype t = l->make();
+    int size;
+    MPI_Type_size(t, &size);
+    long packed = (long)size * l->count;
+    unsigned char *img = image(l, 1), *img2 = image(l, 0);
+    Ctx c = {t, l->count, img - l->lo, malloc(packed ? packed : 1), (int)packed};
+    char check[128] = "ok";
+    op_pack(&c);
+    if (l->crc >= 0 && crc32(c.buf, packed) != (uint32_t)l->crc)
+        snprintf(check, sizeof check, "crc32_%08x_want_%08lx", crc32(c.buf, packed), l->crc);
+    unsigned char *save = malloc(packed ? packed : 1);
+    memcpy(save, c.buf, packed);
+    c.origin = img2 - l->lo;
+    op_unpack(&c);
+    op_ppack(&c);
+    if (memcmp(c.buf, save, packed) != 0)
+        snprintf(check, sizeof check, "pmpi_pack_of_unpacked_differs");
+    void (*fns[4])(Ctx *) = {op_ppack, op_punpack, op_pack, op_unpack};
+    long it[4];
+    double s[4][AB_REPS], med[4];
+    for (int k = 0; k < 4; k++)
+        it[k] = calibrate(fns[k], &c);
+    for (int r = 0; r < AB_REPS; r++)
+        for (int j = 0; j < 4; j++) {
+            int k = (r + j) % 4;
+            s[k][r] = run_iters(fns[k], &c, it[k]) / it[k];
+        }
+    for (int k = 0; k < 4; k++)
+        med[k] = median(s[k], AB_REPS);
+    printf("A\t%s\t%s\t%s\t%ld\t%.1f\t%.1f\t%.1f\t%.1f\t%s\n", g_impl, l->id, l->size, packed, med[0] * 1e9,
+           med[1] * 1e9, med[2] * 1e9, med[3] * 1e9, check);
+    fflush(stdout);
+    free(img);
+    free(img2);
+    free(save);
+    free(c.buf);
     MPI_Type_free(&t);
 }
 
@@ -346,6 +412,8 @@ int main(int argc, char **argv)
             continue;
         if (!strcmp(mode, "pp"))
             run_pp(rank, &LAYOUTS[i]);
+        else if (!strcmp(mode, "ab") && rank == 0)
+            run_ab(&LAYOUTS[i]);
         else if (rank == 0)
             run_pack(&LAYOUTS[i]);
     }

@@ -4,14 +4,23 @@
 #define DDTGO_H
 #include <stdint.h>
 
+// DDT_RUNS is the most byte runs per instance that the C layer moves with
+// one memcpy each (ddt_bounds.nruns).
+#define DDT_RUNS 8
+
 // ddt_bounds are the size and bounds of one type instance, as MPI reports
 // them (MPI_Type_size_x, MPI_Type_get_extent_x, MPI_Type_get_true_extent_x);
 // the Go side adds contig (one instance is the single run of size bytes
-// from data_lb, in type-map order) and data_lb.
+// from data_lb, in type-map order) and data_lb, and, for a type whose
+// instance is 2 to DDT_RUNS runs of bytes, each long enough that memcpy
+// moves it at least as fast as generated code, those runs in type-map
+// order (nruns, run_off relative to the instance's origin, run_len).
 typedef struct {
 	int64_t size, lb, extent, true_lb, true_extent;
 	int64_t data_lb;
 	int32_t contig;
+	int32_t nruns;
+	int64_t run_off[DDT_RUNS], run_len[DDT_RUNS];
 } ddt_bounds;
 
 // ddt_native is the generated whole-message code of a served type, which

@@ -218,12 +218,51 @@ func ddtgoCommit(h C.uintptr_t, b *C.ddt_bounds, first *C.int) (pin C.int32_t) {
 	}
 	if lo, hi := t.DataBounds(); t.IsContiguous() && hi-lo == t.Size() && t.Size() > 0 {
 		b.data_lb, b.contig = C.int64_t(lo), 1
+	} else {
+		runs(t, b)
 	}
 	e.c = c
 	mu.Lock()
 	e.pin = slots.put(e)
 	mu.Unlock()
 	return C.int32_t(e.pin)
+}
+
+// runMin is the shortest run of bytes that the C layer moves with a
+// memcpy of its own (ddt_bounds.nruns): from about this length on, glibc's
+// memcpy is at least as fast as the generated code, and the call costs
+// little beside the copy (docs/interpose-bench.md, "Few long runs").
+// DDT_MPI_RUNMIN sets it (an extension, for measurements and tests; 0
+// switches the path off).
+var runMin = func() int64 {
+	if n, err := strconv.ParseInt(os.Getenv("DDT_MPI_RUNMIN"), 10, 64); err == nil && n >= 0 {
+		return n
+	}
+	return 256
+}()
+
+// runs fills b's runs when one instance of t is 2 to DDT_RUNS runs of bytes,
+// each at least runMin long. NumBlocks counts them without visiting them.
+func runs(t *datatype.Type, b *C.ddt_bounds) {
+	if runMin == 0 {
+		return
+	}
+	n := t.NumBlocks(1)
+	if n < 2 || n > C.DDT_RUNS || t.Size() < 2*runMin {
+		return
+	}
+	var k int
+	ok := t.Blocks(1, func(off, l int64) bool {
+		if k >= C.DDT_RUNS || l < runMin {
+			return false
+		}
+		b.run_off[k], b.run_len[k] = C.int64_t(off), C.int64_t(l)
+		k++
+		return true
+	})
+	if ok && int64(k) == n {
+		b.nruns = C.int32_t(k)
+	}
 }
 
 // ddtgoFree drops one user reference to h and reports whether the handle

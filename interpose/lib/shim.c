@@ -102,30 +102,36 @@ static void tremove(uintptr_t key) {
 	pthread_rwlock_unlock(&tlock);
 }
 
-int ddt_served(MPI_Datatype t, ddt_tinfo *out) {
-	if (!ddt_on || atomic_load_explicit(&ddt_nserved, memory_order_relaxed) == 0) return 0;
+// tlookup returns the served type of t, or NULL: a pointer to this thread's
+// copy (tlast.info), valid until the thread's next look-up. The calls of a
+// loop over one type take no lock and copy nothing.
+static inline const ddt_tinfo *tlookup(MPI_Datatype t) {
+	if (!ddt_on || atomic_load_explicit(&ddt_nserved, memory_order_relaxed) == 0) return NULL;
 	uintptr_t key = DDT_H(t);
 	unsigned long gen = atomic_load_explicit(&tgen, memory_order_acquire);
-	if (tlast.valid && tlast.key == key && tlast.gen == gen) {
-		*out = tlast.info;
-		return 1;
-	}
+	if (__builtin_expect(tlast.valid && tlast.key == key && tlast.gen == gen, 1)) return &tlast.info;
 	int found = 0;
 	pthread_rwlock_rdlock(&tlock);
 	if (tcap) {
 		for (tnode *n = tbuckets[hash(key, tcap)]; n; n = n->next) {
 			if (n->key == key) {
-				*out = n->info;
+				tlast.info = n->info;
 				found = 1;
 				break;
 			}
 		}
 	}
 	pthread_rwlock_unlock(&tlock);
-	if (found) {
-		tlast.key = key, tlast.gen = gen, tlast.valid = 1, tlast.info = *out;
-	}
-	return found;
+	if (!found) return NULL;
+	tlast.key = key, tlast.gen = gen, tlast.valid = 1;
+	return &tlast.info;
+}
+
+int ddt_served(MPI_Datatype t, ddt_tinfo *out) {
+	const ddt_tinfo *ti = tlookup(t);
+	if (!ti) return 0;
+	*out = *ti;
+	return 1;
 }
 
 // tset_native records the generated code of the type of key.
@@ -203,43 +209,85 @@ static void direct(uintptr_t fn, int64_t max, int64_t count, int64_t extent, int
 	const void *pk) {}
 #endif
 
-// one_run reports whether count instances of ti are one run of count*size
-// bytes, which a memcpy moves faster than any call into Go.
-static int one_run(const ddt_tinfo *ti, int64_t count) {
-	return ti->contig && count > 0 && (count == 1 || ti->extent == ti->size) && count <= INT64_MAX / ti->size;
+// one_run reports whether count instances of ti are one run of *bytes
+// bytes, which a memcpy moves faster than any call into Go. (No division
+// on this path: a 64-bit idiv costs more than the memcpy of a small type.)
+static inline int one_run(const ddt_tinfo *ti, int64_t count, int64_t *bytes) {
+	return ti->contig && count > 0 && (count == 1 || ti->extent == ti->size) &&
+	       !__builtin_mul_overflow(count, ti->size, bytes);
+}
+
+// runs_pack packs count instances of a type of ti->nruns runs (a few long
+// runs of bytes) with one memcpy per run, in type-map order; runs_unpack
+// is its inverse. The caller has checked that count*size bytes fit and
+// that the span of count instances does not overflow (the MPI library
+// accepted the buffer; ddt checked Span at commit for one instance, and
+// instance i starts i*extent bytes after the origin).
+static void runs_pack(const ddt_tinfo *ti, const char *src, int64_t count, char *dst) {
+	for (int64_t i = 0; i < count; i++, src += ti->extent) {
+		for (int32_t j = 0; j < ti->nruns; j++) {
+			memcpy(dst, src + ti->run_off[j], (size_t)ti->run_len[j]);
+			dst += ti->run_len[j];
+		}
+	}
+}
+
+static void runs_unpack(const ddt_tinfo *ti, const char *src, int64_t count, char *dst) {
+	for (int64_t i = 0; i < count; i++, dst += ti->extent) {
+		for (int32_t j = 0; j < ti->nruns; j++) {
+			memcpy(dst + ti->run_off[j], src, (size_t)ti->run_len[j]);
+			src += ti->run_len[j];
+		}
+	}
 }
 
 int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst, int64_t room) {
-	if (one_run(ti, count) && room >= count * ti->size) {
-		memcpy(dst, (const char *)src + ti->data_lb, (size_t)(count * ti->size));
+	int64_t bytes;
+	if (one_run(ti, count, &bytes) && room >= bytes) {
+		memcpy(dst, (const char *)src + ti->data_lb, (size_t)bytes);
 		DDT_COUNT(native, 1);
-		return count * ti->size;
+		return bytes;
 	}
-	if (HAVE_DIRECT && ti->nat.pack && count > 0 && count <= INT64_MAX / ti->size && room >= count * ti->size) {
+	if (ti->nruns && count > 0 && !__builtin_mul_overflow(count, ti->size, &bytes) && room >= bytes) {
+		runs_pack(ti, (const char *)src, count, (char *)dst);
+		DDT_COUNT(native, 1);
+		return bytes;
+	}
+	if (HAVE_DIRECT && ti->nat.pack && count > 0 && !__builtin_mul_overflow(count, ti->size, &bytes) &&
+		room >= bytes) {
 		direct(ti->nat.pack, ti->nat.max, count, ti->extent, ti->size, src, dst);
 		DDT_COUNT(native, 1);
-		return count * ti->size;
+		return bytes;
 	}
+	uintptr_t key = ti->key;
 	ddt_native nat = {0, 0, 0};
 	int64_t k = ddtgoPack(ti->pin, (void *)src, count, dst, room, ti->nat.pack ? NULL : &nat);
-	if (nat.pack) tset_native(ti->key, &nat);
+	if (nat.pack) tset_native(key, &nat);
 	return k;
 }
 
 int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, int64_t count) {
-	if (one_run(ti, count) && n >= count * ti->size) {
-		memcpy((char *)dst + ti->data_lb, src, (size_t)(count * ti->size));
+	int64_t bytes;
+	if (one_run(ti, count, &bytes) && n >= bytes) {
+		memcpy((char *)dst + ti->data_lb, src, (size_t)bytes);
 		DDT_COUNT(native, 1);
-		return count * ti->size;
+		return bytes;
 	}
-	if (HAVE_DIRECT && ti->nat.unpack && count > 0 && count <= INT64_MAX / ti->size && n >= count * ti->size) {
+	if (ti->nruns && count > 0 && !__builtin_mul_overflow(count, ti->size, &bytes) && n >= bytes) {
+		runs_unpack(ti, (const char *)src, count, (char *)dst);
+		DDT_COUNT(native, 1);
+		return bytes;
+	}
+	if (HAVE_DIRECT && ti->nat.unpack && count > 0 && !__builtin_mul_overflow(count, ti->size, &bytes) &&
+		n >= bytes) {
 		direct(ti->nat.unpack, ti->nat.max, count, ti->extent, ti->size, dst, src);
 		DDT_COUNT(native, 1);
-		return count * ti->size;
+		return bytes;
 	}
+	uintptr_t key = ti->key;
 	ddt_native nat = {0, 0, 0};
 	int64_t k = ddtgoUnpack(ti->pin, (void *)src, n, dst, count, ti->nat.pack ? NULL : &nat);
-	if (nat.pack) tset_native(ti->key, &nat);
+	if (nat.pack) tset_native(key, &nat);
 	return k;
 }
 
@@ -414,12 +462,17 @@ int MPI_Type_commit(MPI_Datatype *datatype) {
 		size = -1, lb = ext = tlb = text = 0;
 	}
 	b.size = size, b.lb = lb, b.extent = ext, b.true_lb = tlb, b.true_extent = text;
-	b.data_lb = 0, b.contig = 0;
+	b.data_lb = 0, b.contig = 0, b.nruns = 0;
 	int first = 0;
 	int32_t pin = ddtgoCommit(DDT_H(t), &b, &first);
 	if (pin == -2 || !first) return rc;
 	if (pin >= 0) {
 		ddt_tinfo ti = {DDT_H(t), pin, b.size, b.lb, b.extent, b.true_lb, b.true_extent, {0, 0, 0}, b.data_lb, b.contig};
+		if (b.nruns >= 2 && b.nruns <= DDT_RUNS) {
+			ti.nruns = b.nruns;
+			memcpy(ti.run_off, b.run_off, sizeof ti.run_off);
+			memcpy(ti.run_len, b.run_len, sizeof ti.run_len);
+		}
 		tinsert(DDT_H(t), &ti);
 		DDT_COUNT(mirrored, 1);
 	} else {
@@ -462,11 +515,14 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
 
 static int comm_ok(MPI_Comm c) { return c != MPI_COMM_NULL; }
 
-static int pack(const void *inbuf, int64_t incount, MPI_Datatype t, void *outbuf, int64_t outsize,
+// pack and unpack serve MPI_Pack and MPI_Unpack (and their _c forms): they
+// return 0 when the call is the MPI library's (a type ddt does not serve,
+// bad arguments, a buffer too small: MPI then raises its own error).
+static inline int pack(const void *inbuf, int64_t incount, MPI_Datatype t, void *outbuf, int64_t outsize,
 	int64_t *position, MPI_Comm comm) {
-	ddt_tinfo ti;
-	if (!ddt_served(t, &ti) || incount < 0 || *position < 0 || *position > outsize || !comm_ok(comm)) return 0;
-	int64_t n = ddt_pack(&ti, inbuf, incount, (char *)outbuf + *position, outsize - *position);
+	const ddt_tinfo *ti = tlookup(t);
+	if (!ti || incount < 0 || *position < 0 || *position > outsize || !comm_ok(comm)) return 0;
+	int64_t n = ddt_pack(ti, inbuf, incount, (char *)outbuf + *position, outsize - *position);
 	if (n < 0) return 0;
 	*position += n;
 	DDT_COUNT(packs, 1);
@@ -474,12 +530,13 @@ static int pack(const void *inbuf, int64_t incount, MPI_Datatype t, void *outbuf
 	return 1;
 }
 
-static int unpack(const void *inbuf, int64_t insize, int64_t *position, void *outbuf, int64_t outcount,
+static inline int unpack(const void *inbuf, int64_t insize, int64_t *position, void *outbuf, int64_t outcount,
 	MPI_Datatype t, MPI_Comm comm) {
-	ddt_tinfo ti;
-	if (!ddt_served(t, &ti) || outcount < 0 || *position < 0 || *position > insize || !comm_ok(comm)) return 0;
-	if (outcount > 0 && ti.size > 0 && outcount > (insize - *position) / ti.size) return 0; // MPI reports it
-	int64_t n = ddt_unpack(&ti, (char *)inbuf + *position, insize - *position, outbuf, outcount);
+	const ddt_tinfo *ti = tlookup(t);
+	if (!ti || outcount < 0 || *position < 0 || *position > insize || !comm_ok(comm)) return 0;
+	int64_t need;
+	if (__builtin_mul_overflow(outcount, ti->size, &need) || need > insize - *position) return 0; // MPI reports it
+	int64_t n = ddt_unpack(ti, (char *)inbuf + *position, insize - *position, outbuf, outcount);
 	if (n < 0) return 0;
 	*position += n;
 	DDT_COUNT(unpacks, 1);
@@ -512,10 +569,11 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
 }
 
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) {
-	ddt_tinfo ti;
-	if (size && incount >= 0 && comm_ok(comm) && ddt_served(datatype, &ti) &&
-		(ti.size == 0 || incount <= INT_MAX / ti.size)) {
-		*size = (int)(incount * ti.size);
+	const ddt_tinfo *ti;
+	int64_t n;
+	if (size && incount >= 0 && comm_ok(comm) && (ti = tlookup(datatype)) &&
+		!__builtin_mul_overflow((int64_t)incount, ti->size, &n) && n <= INT_MAX) {
+		*size = (int)n;
 		return MPI_SUCCESS;
 	}
 	return PMPI_Pack_size(incount, datatype, comm, size);
@@ -611,10 +669,11 @@ int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void 
 }
 
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) {
-	ddt_tinfo ti;
-	if (size && incount >= 0 && comm_ok(comm) && ddt_served(datatype, &ti) &&
-		(ti.size == 0 || incount <= INT64_MAX / ti.size)) {
-		*size = incount * ti.size;
+	const ddt_tinfo *ti;
+	int64_t n;
+	if (size && incount >= 0 && comm_ok(comm) && (ti = tlookup(datatype)) &&
+		!__builtin_mul_overflow((int64_t)incount, ti->size, &n)) {
+		*size = n;
 		return MPI_SUCCESS;
 	}
 	return PMPI_Pack_size_c(incount, datatype, comm, size);

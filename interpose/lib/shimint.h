@@ -20,6 +20,10 @@ typedef struct {
 	// dtype (direct.c), -1 it is staged
 	int32_t dstate;
 	MPI_Datatype dtype;
+	// nruns > 0: one instance is these runs of bytes in type-map order,
+	// each moved by one memcpy (ddt_bounds)
+	int32_t nruns;
+	int64_t run_off[DDT_RUNS], run_len[DDT_RUNS];
 } ddt_tinfo;
 
 // ddt_stat are the counters of the statistics line.

@@ -262,6 +262,117 @@ int main(int argc, char **argv) {
 	memcpy(want, exp, 15 * sizeof(double));
 	check_unpack("unpack contiguous 3x5", c5, 3, (char *)exp, 15 * sizeof(double), (char *)want, 15 * sizeof(double), 0);
 
+	/* the contiguous path's edges: count 0 leaves the position where it
+	   is; many instances unpacked at a position inside a larger buffer; a
+	   contiguous type resized to a larger extent (instances not back to
+	   back: no single memcpy), 3 of them; pack and unpack alternate with a
+	   non-contiguous type so that the per-thread cache of the last type
+	   changes between calls */
+	{
+		int zpos = 7;
+		char zb[16];
+		memset(zb, 0x5a, sizeof zb);
+		CHECK(MPI_Pack(m, 0, c5, zb, sizeof zb, &zpos, MPI_COMM_WORLD) == MPI_SUCCESS && zpos == 7, "pack count 0");
+		CHECK(MPI_Unpack(zb, sizeof zb, &zpos, m, 0, c5, MPI_COMM_WORLD) == MPI_SUCCESS && zpos == 7, "unpack count 0");
+		CHECK(zb[0] == 0x5a && zb[15] == 0x5a, "count 0 wrote");
+		ok("contiguous count 0");
+		enum { K = 40 };
+		MPI_Datatype colc;
+		MPI_Type_vector(N, 1, N, MPI_DOUBLE, &colc);
+		MPI_Type_commit(&colc);
+		size_t nb = K * 5 * sizeof(double);
+		char *pk = malloc(nb + 11), *dst = malloc(nb + 64);
+		int ppos = 11;
+		memset(pk, 0x33, 11);
+		memcpy(pk + 11, m, nb);
+		for (int it = 0; it < 50; it++) {
+			memset(dst, 0x77, nb + 64);
+			int upos = 11;
+			CHECK(MPI_Unpack(pk, (int)nb + 11, &upos, dst + 8, K, c5, MPI_COMM_WORLD) == MPI_SUCCESS &&
+					upos == (int)nb + 11,
+				"unpack many at 11");
+			CHECK(memcmp(dst + 8, m, nb) == 0 && dst[7] == 0x77 && dst[8 + nb] == 0x77, "unpack many at 11: image");
+			int vpos = 0;
+			double colv[N];
+			CHECK(MPI_Pack(m, 1, colc, colv, sizeof colv, &vpos, MPI_COMM_WORLD) == MPI_SUCCESS && vpos == N * 8,
+				"interleaved column pack");
+			for (int r = 0; r < N; r++) CHECK(colv[r] == m[r * N], "interleaved column [%d]", r);
+			ppos = 11;
+			CHECK(MPI_Pack(dst + 8, K, c5, pk, (int)nb + 11, &ppos, MPI_COMM_WORLD) == MPI_SUCCESS &&
+					ppos == (int)nb + 11,
+				"pack many at 11");
+			CHECK(memcmp(pk + 11, m, nb) == 0 && pk[10] == 0x33, "pack many at 11: bytes");
+		}
+		free(pk);
+		free(dst);
+		MPI_Type_free(&colc);
+		ok("contiguous many at a position");
+		MPI_Datatype c5r;
+		MPI_Type_create_resized(c5, 0, 7 * sizeof(double), &c5r);
+		MPI_Type_commit(&c5r);
+		double rexp[15];
+		for (int i = 0; i < 3; i++) memcpy(rexp + 5 * i, m + 7 * i, 5 * sizeof(double));
+		for (int it = 0; it < 20; it++) check_pack("contiguous resized 3", c5r, 3, (char *)m, (char *)rexp, sizeof rexp);
+		double rwant[21];
+		memset(rwant, 0x77, sizeof rwant);
+		for (int i = 0; i < 3; i++) memcpy(rwant + 7 * i, rexp + 5 * i, 5 * sizeof(double));
+		check_unpack("unpack contiguous resized 3", c5r, 3, (char *)rexp, sizeof rexp, (char *)rwant, 19 * sizeof(double), 0);
+		MPI_Type_free(&c5r);
+	}
+
+	/* a few long runs (the library moves each with one memcpy): a struct
+	   of 40 doubles at -64 bytes, 64 ints at 800 bytes and 50 doubles at
+	   400 bytes (type-map order is not address order), extent 1200, 1 and
+	   5 instances at a position; and the same struct with a 4-byte run
+	   (not the memcpy path), which must agree */
+	{
+		int bl[3] = {40, 64, 50}, blx[4] = {40, 64, 50, 1};
+		MPI_Aint dp[3] = {-64, 800, 400}, dpx[4] = {-64, 800, 400, 1100};
+		MPI_Datatype ty[4] = {MPI_DOUBLE, MPI_INT, MPI_DOUBLE, MPI_INT}, rs0, rs, rx0, rx;
+		MPI_Type_create_struct(3, bl, dp, ty, &rs0);
+		MPI_Type_create_resized(rs0, -64, 1200, &rs);
+		MPI_Type_commit(&rs);
+		MPI_Type_create_struct(4, blx, dpx, ty, &rx0);
+		MPI_Type_create_resized(rx0, -64, 1200, &rx);
+		MPI_Type_commit(&rx);
+		enum { RS = 320 + 256 + 400, RX = RS + 4, C = 5 };
+		char *img0 = malloc(C * 1200 + 64), *base = img0 + 64;
+		fill(img0, C * 1200 + 64, 9);
+		char rexp[C * RX], xexp[C * RX];
+		for (int which = 0; which < 2; which++) {
+			char *e = which ? xexp : rexp;
+			for (int i = 0; i < C; i++) {
+				char *o = base + i * 1200;
+				memcpy(e, o - 64, 320), e += 320;
+				memcpy(e, o + 800, 256), e += 256;
+				memcpy(e, o + 400, 400), e += 400;
+				if (which) memcpy(e, o + 1100, 4), e += 4;
+			}
+		}
+		for (int it = 0; it < 30; it++) {
+			check_pack("runs 1", rs, 1, base, rexp, RS);
+			check_pack("runs 5", rs, C, base, rexp, C * RS);
+			check_pack("runs+int 5", rx, C, base, xexp, C * RX);
+		}
+		char *want = malloc(C * 1200 + 64);
+		memset(want, 0x77, C * 1200 + 64);
+		for (int i = 0; i < C; i++) {
+			char *o = want + 64 + i * 1200, *s = base + i * 1200;
+			memcpy(o - 64, s - 64, 320);
+			memcpy(o + 800, s + 800, 256);
+			memcpy(o + 400, s + 400, 400);
+		}
+		for (int it = 0; it < 30; it++) check_unpack("unpack runs 5", rs, C, rexp, C * RS, want, C * 1200 + 64, 64);
+		for (int i = 0; i < C; i++) memcpy(want + 64 + i * 1200 + 1100, base + i * 1200 + 1100, 4);
+		check_unpack("unpack runs+int 5", rx, C, xexp, C * RX, want, C * 1200 + 64, 64);
+		free(img0);
+		free(want);
+		MPI_Type_free(&rs0);
+		MPI_Type_free(&rs);
+		MPI_Type_free(&rx0);
+		MPI_Type_free(&rx);
+	}
+
 	/* a type freed and another created, which MPI may give the same
 	   handle: the library must not serve the new one from what it
 	   remembers of the old (contiguous, then every other double) */

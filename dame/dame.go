@@ -351,6 +351,14 @@ func gcdPow2(a int64) int64 {
 // dividing its moves, strides and displacements. The power-of-two part of
 // the gcd of many numbers is the lowest bit set in their OR.
 func (n *Node) align() int64 {
+	var memo map[*Node]int64
+	return n.alignMemo(&memo)
+}
+
+// alignMemo is align, computing that of each child of a Struct once: a
+// program shares nodes (a DAG), and walking every use of them would cost
+// the expanded tree. *memo is made on the first Struct of several children.
+func (n *Node) alignMemo(memo *map[*Node]int64) int64 {
 	or := uint64(n.Extent)
 	switch n.Op {
 	case ContigFinal:
@@ -372,10 +380,18 @@ func (n *Node) align() int64 {
 			if i > 0 && c == n.Children[i-1] {
 				continue
 			}
-			a = min(a, c.align())
+			ca, ok := (*memo)[c]
+			if !ok {
+				ca = c.alignMemo(memo)
+				if *memo == nil {
+					*memo = map[*Node]int64{}
+				}
+				(*memo)[c] = ca
+			}
+			a = min(a, ca)
 		}
 	} else {
-		a = min(a, n.Child.align())
+		a = min(a, n.Child.alignMemo(memo))
 	}
 	return a
 }

@@ -59,6 +59,9 @@ type gen struct {
 	refs   []ripRef // RIP-relative operands addressing the tables
 	shapes map[*dame.Node]*shape
 	tblOf  map[*dame.Node]int
+	// costs caches cost of the lists (a program may share nodes: a
+	// DAG, whose expanded tree can be exponentially larger)
+	costs  map[*dame.Node]int64
 	err    error
 	xr     int  // next vector register
 	nt     bool // pack long blocks with non-temporal stores (blockNT)
@@ -298,10 +301,17 @@ func (g *gen) cost(n *dame.Node) int64 {
 	case dame.Vector:
 		return sat(n.Count, g.runCost(n.Blocklen, n.Child))
 	}
+	if s, ok := g.costs[n]; ok {
+		return s
+	}
 	var s int64
 	for i := range n.Disps {
 		s = min(maxCost, s+g.runCost(n.BlockLen(i), n.ChildOf(i)))
 	}
+	if g.costs == nil {
+		g.costs = map[*dame.Node]int64{}
+	}
+	g.costs[n] = s
 	return s
 }
 

@@ -39,7 +39,8 @@ var ErrUnsupported = errors.New("jit: program not supported")
 
 // Limits of the generator.
 const (
-	maxCode      = 1 << 20 // bytes of code and tables per program
+	maxCode      = 1 << 20 // bytes of code per program (amd64; arm64: code and tables)
+	maxTables    = 1 << 27 // bytes of tables per program (amd64)
 	unrollMoves  = 32      // a loop whose whole body is at most this many moves is unrolled
 	bodyMoves    = 32      // moves per iteration of an unrolled loop body
 	maxUnrollLst = 256     // list blocks unrolled at most (moves)
@@ -87,6 +88,9 @@ func (g *gen) tableLens() []int {
 // finish places the tables after the code, 64-byte aligned, and patches
 // the references to them.
 func (g *gen) finish() error {
+	if len(g.a.b) > maxCode {
+		return fmt.Errorf("%w: %d bytes of code", ErrUnsupported, len(g.a.b))
+	}
 	start := make([]int, len(g.tables))
 	for i, t := range g.tables {
 		for len(g.a.b)%64 != 0 {
@@ -95,11 +99,11 @@ func (g *gen) finish() error {
 		start[i] = len(g.a.b)
 		g.a.b = append(g.a.b, t...)
 	}
+	if len(g.a.b) > maxCode+maxTables {
+		return fmt.Errorf("%w: %d bytes of code and tables", ErrUnsupported, len(g.a.b))
+	}
 	for _, r := range g.refs {
 		g.a.patch(r.pos, start[r.tbl]+r.off)
-	}
-	if len(g.a.b) > maxCode {
-		return fmt.Errorf("%w: %d bytes of code", ErrUnsupported, len(g.a.b))
 	}
 	return nil
 }
@@ -300,6 +304,9 @@ func (g *gen) cost(n *dame.Node) int64 {
 		return sat(n.Count, g.cost(n.Child))
 	case dame.Vector:
 		return sat(n.Count, g.runCost(n.Blocklen, n.Child))
+	}
+	if n.Op == dame.BlockIndex {
+		return sat(int64(len(n.Disps)), g.runCost(n.Blocklen, n.Child))
 	}
 	if s, ok := g.costs[n]; ok {
 		return s

@@ -116,8 +116,15 @@ var defaultVec = func() int {
 	return v
 }()
 
-// maxEntries bounds the list entries of a program the generator takes.
-const maxEntries = 1 << 16
+// maxEntries bounds the list entries of a program the generator takes:
+// their tables follow the code. amd64 code addresses them RIP-relative
+// (2 GiB) and takes lists of up to 4 Mi entries (tables of up to 64 MiB,
+// a copy of lists the program holds anyway); arm64 code reaches them with
+// ADR (1 MiB, code included) and takes 65,536.
+const (
+	maxEntries      = 1 << 22
+	maxEntriesARM64 = 1 << 16
+)
 
 // entries counts the list entries of the program's nodes (shared nodes
 // once), stopping past maxEntries.
@@ -189,10 +196,13 @@ func generateArchNT(a arch, p *dame.Program, vec int, log, nt bool) (*program, e
 	if root.Op == dame.ContigFinal && root.Extent == root.Size {
 		return nil, fmt.Errorf("%w: contiguous type (a plain copy)", ErrUnsupported)
 	}
-	total := 0
+	total, limit := 0, maxEntries
+	if a == archARM64 {
+		limit = maxEntriesARM64
+	}
 	entries(root, map[*dame.Node]bool{}, &total)
-	if total > maxEntries {
-		return nil, fmt.Errorf("%w: more than %d list entries", ErrUnsupported, maxEntries)
+	if total > limit {
+		return nil, fmt.Errorf("%w: more than %d list entries", ErrUnsupported, limit)
 	}
 	pr := &program{nodes: map[*dame.Node]*progNode{}, off: p.Off, whole: [2]int{-1, -1}}
 	if a == archARM64 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 	"github.com/ddtlab/ddt/internal/typegen"
 )
@@ -197,6 +198,12 @@ func TestSharedProgramsBounded(t *testing.T) {
 					break
 				}
 			}
+		}
+		// two programs of one type compiled apart: equal, compared in
+		// O(program) (the native code cache compares them)
+		a, b := opt.Compile(ty), opt.Compile(ty)
+		if a.Root == b.Root || !dame.Equal(a.Root, b.Root) || !dame.SameMoves(a.Root, b.Root) {
+			t.Errorf("a chain of %d: two compilations are not equal", k)
 		}
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("a chain of %d: %v", k, d)

@@ -46,3 +46,44 @@ func nativeCode(t *testing.T, ty *datatype.Type) bool {
 	pl := c.Plan()
 	return strings.Contains(pl, "native code: ") && !strings.Contains(pl, "native code: none")
 }
+
+// TestNativeIndexLists checks index lists of varying block lengths, longer
+// than the generator unrolls, on native code against the reference engine:
+// blocks of bytes (one copy of a length known at run time: 1 byte to a
+// few vectors) and blocks of strided children, inside one unit and above
+// units (the block entry, the Go side finding blocks), and that amd64
+// generates code for them.
+func TestNativeIndexLists(t *testing.T) {
+	r := rand.New(rand.NewPCG(93, 94))
+	vec := mustT(datatype.Vector(3, 1, 2, datatype.Of(datatype.Int)))
+	olds := []*datatype.Type{datatype.Of(datatype.Char), datatype.Of(datatype.Double), datatype.Of(datatype.Int), vec}
+	for trial := range 24 {
+		old := olds[trial%len(olds)]
+		n := 100 + r.IntN(400)
+		maxBL := int64(1 + r.IntN(300))
+		if trial%3 == 2 {
+			n = 20_000 + r.IntN(20_000) // above the 256 KiB units
+		}
+		if trial%5 == 0 {
+			maxBL = 3
+		}
+		bls, ds := make([]int64, n), make([]int64, n)
+		var d int64
+		for i := range n {
+			bls[i], ds[i] = 1+r.Int64N(maxBL), d
+			d += bls[i]*old.Extent() + old.Extent()*r.Int64N(3)
+		}
+		if trial%4 == 1 {
+			r.Shuffle(n, func(i, j int) { ds[i], ds[j] = ds[j], ds[i] })
+		}
+		ty, err := datatype.HIndexed(bls, ds, old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEngines(t, r, ty, 1+r.Int64N(2))
+		if native := nativeCode(t, ty); jit.Available() && runtime.GOARCH == "amd64" && !native {
+			c, _ := CommitWith(ty, Options{Engine: Native})
+			t.Errorf("no native code for a list of %d blocks of %v:\n%.300s", n, old, c.Plan())
+		}
+	}
+}

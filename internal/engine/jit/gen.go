@@ -369,6 +369,10 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 		}
 		return
 	}
+	if n.Op == dame.Index {
+		g.indexList(n, mb, mo)
+		return
+	}
 	if n.Op != dame.BlockIndex {
 		g.fail("%s of %d blocks", n.Op, nb)
 		return

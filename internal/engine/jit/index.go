@@ -116,7 +116,27 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 	mo32 := g.d32(mo)
 	var done []int
 	g.a.cmpImm(rl, int32(W))
-	small := g.a.jcc(condB, -1)
+	if W == 64 {
+		// below 64 bytes: one masked load and store of exactly rl bytes
+		// (AVX-512: the masked-off bytes are neither read nor written)
+		big := g.a.jcc(condAE, -1)
+		g.a.lea(rax, rip)
+		g.ref(g.maskTable(), 0)
+		g.a.kload(kVar, mem{base: rax, index: rl, scale: 3})
+		m, p := at(rm, mo32), at(rsi, 0)
+		x := g.xr
+		g.xr = (g.xr + 1) % 4
+		if g.pack {
+			g.a.loadMasked(x, kVar, m)
+			g.a.storeMasked(p, kVar, x)
+		} else {
+			g.a.loadMasked(x, kVar, p)
+			g.a.storeMasked(m, kVar, x)
+		}
+		done = append(done, g.a.jmp(-1))
+		g.a.patch(big, g.a.pc())
+	}
+	small := g.a.jcc(condB, -1) // never taken when W == 64
 	// rl >= W: RDX from 0 while below RAX = rl-W, then one move at RAX
 	g.a.lea(rax, at(rl, int32(-W)))
 	g.a.movImm(rdx, 0)
@@ -144,6 +164,30 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 		g.a.patch(p, g.a.pc())
 	}
 	g.a.addRR(rsi, rl)
+}
+
+// kVar is the opmask register of varBlock's masked moves (compaction
+// uses K1-K4).
+const kVar = 5
+
+// maskKey names the table of byte masks in gen.tblOf.
+var maskKey = new(dame.Node)
+
+// maskTable returns the table of the 64 masks of 0 to 63 low bytes.
+func (g *gen) maskTable() int {
+	if t, ok := g.tblOf[maskKey]; ok {
+		return t
+	}
+	tb := make([]byte, 0, 8*64)
+	for l := range 64 {
+		tb = binary.LittleEndian.AppendUint64(tb, 1<<l-1)
+	}
+	g.tables = append(g.tables, tb)
+	if g.tblOf == nil {
+		g.tblOf = map[*dame.Node]int{}
+	}
+	g.tblOf[maskKey] = len(g.tables) - 1
+	return len(g.tables) - 1
 }
 
 // vecAt moves W bytes at offset r: memory rm+mo+r, packed RSI+r.

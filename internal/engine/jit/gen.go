@@ -200,6 +200,12 @@ func (g *gen) move(w int64, m, p mem) {
 
 // block copies the L contiguous bytes at memory mb+mo, packed at RSI+po.
 func (g *gen) block(mb reg, mo, L int64) {
+	if far(mo) {
+		r := g.rebase(mb, mo)
+		g.block(r, 0, L)
+		g.free(r)
+		return
+	}
 	po := g.po
 	g.po += L
 	if !g.long(L) {
@@ -250,7 +256,7 @@ func (g *gen) block(mb reg, mo, L int64) {
 // gather8: single 8-byte elements, not contiguous, with vector registers
 // of at least 32 bytes.
 func (g *gen) gathers(c *dame.Node, stride int64) bool {
-	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8
+	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 && !far(64*stride)
 }
 
 // gather8 packs k 8-byte elements, element i at memory mb+mo+i*stride,
@@ -346,11 +352,46 @@ func (g *gen) node(n *dame.Node, mb reg, mo int64) {
 		g.fail("code too large")
 		return
 	}
+	if far(mo) {
+		r := g.rebase(mb, mo)
+		g.node(n, r, 0)
+		g.free(r)
+		return
+	}
 	if s := g.shapes[n]; s != nil {
 		g.compact(s, n, mb, mo)
 		return
 	}
 	walkNode[reg](g, n, mb, mo)
+}
+
+// farOff bounds the memory offsets the code uses as constant
+// displacements (a node's origin; the moves inside a unit add less than
+// 2^31 - farOff): an origin farther from its base register (displacements
+// beyond 32 bits, seen from the unit's origin) gets a register of its own,
+// its address computed with a 64-bit constant (rebase).
+const farOff = 1 << 30
+
+// far reports whether memory offset mo is beyond farOff.
+func far(mo int64) bool { return mo < -farOff || mo > farOff }
+
+// rebase returns a new pool register holding the address mb+mo.
+func (g *gen) rebase(mb reg, mo int64) reg {
+	r := g.alloc()
+	g.a.movImm64(r, mo)
+	g.a.addRR(r, mb)
+	return r
+}
+
+// addConst adds v to r: an immediate when it fits 32 bits, else through
+// RAX (scratch between moves).
+func (g *gen) addConst(r reg, v int64) {
+	if v == int64(int32(v)) {
+		g.a.addImm(r, int32(v))
+		return
+	}
+	g.a.movImm64(rax, v)
+	g.a.addRR(r, rax)
 }
 
 // run emits k instances of c, c.Extent apart, the first at mb+mo.
@@ -479,12 +520,17 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 	u := g.unrollOf(c, stride, cc, count)
 	g.flush()
 	rm, rc := g.alloc(), g.alloc()
-	g.a.lea(rm, at(mb, g.d32(mo)))
+	if far(mo) {
+		g.a.movImm64(rm, mo)
+		g.a.addRR(rm, mb)
+	} else {
+		g.a.lea(rm, at(mb, int32(mo)))
+	}
 	g.a.movImm(rc, g.d32(count/u))
 	top := g.a.pc()
 	g.nodes(c, rm, 0, stride, u)
 	g.flush()
-	g.a.addImm(rm, g.d32(u*stride))
+	g.addConst(rm, u*stride)
 	g.a.dec(rc)
 	g.a.jcc(condNE, top)
 	g.nodes(c, rm, 0, stride, count%u)
@@ -515,7 +561,7 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 		top := g.a.pc()
 		g.nodes(c, rdi, 0, stride, u)
 		g.flush()
-		g.a.addImm(rdi, g.d32(u*stride))
+		g.addConst(rdi, u*stride)
 		g.a.subImm(rcx, int32(u))
 		g.a.cmpImm(rcx, int32(u))
 		g.a.jcc(condAE, top)
@@ -526,7 +572,7 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	top := g.a.pc()
 	g.node(c, rdi, 0)
 	g.flush()
-	g.a.addImm(rdi, g.d32(stride))
+	g.addConst(rdi, stride)
 	g.a.dec(rcx)
 	g.a.jcc(condNE, top)
 	if rem >= 0 {

@@ -96,7 +96,7 @@ func (g *gen) indexBlocks(n *dame.Node, rt, rc, mb reg, mo int64) {
 		inner := g.a.pc()
 		g.node(c, rm, mo)
 		g.flush()
-		g.a.addImm(rm, g.d32(c.Extent))
+		g.addConst(rm, c.Extent)
 		g.a.dec(rl)
 		g.a.jcc(condNE, inner)
 	}
@@ -217,4 +217,13 @@ func (a *asm) jmp(target int) int {
 		a.note(s, "jmp")
 	}
 	return p
+}
+
+// movImm64 sets r to the 64-bit constant v (MOVABS).
+func (a *asm) movImm64(r reg, v int64) {
+	s := a.pc()
+	a.rex(1, 0, 0, byte(r>>3)&1, false)
+	a.byte1(0xb8 | byte(r&7))
+	a.b = binary.LittleEndian.AppendUint64(a.b, uint64(v))
+	a.note(s, "mov %s, %#x", r, v)
 }

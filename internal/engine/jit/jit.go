@@ -22,9 +22,12 @@
 // The arm64 pages are made coherent with the instruction cache after
 // the mprotect (exec_arm64.go). Only amd64 and arm64 Linux run generated
 // code; elsewhere, with DDT_NOJIT=1 in the environment, or for programs
-// the generator does not cover (index lists of varying block lengths
-// longer than it unrolls, loops nested too deeply, on amd64 displacements
-// beyond 32 bits), the fallback engine does everything.
+// the generator does not cover (loops nested too deeply, code over 1 MiB;
+// on arm64 also index lists of varying block lengths longer than it
+// unrolls and lists of more than 65,536 entries), the fallback engine does
+// everything. amd64 code runs index lists of any length from tables
+// (index.go) and reaches displacements beyond 32 bits through registers
+// of their own (gen.rebase).
 package jit
 
 import (

@@ -35,6 +35,12 @@ var cliffShapes = []cliffShape{
 	{"hindexed100k", func() *datatype.Type { return longVarying(100_000) }},
 	// a struct of 70,000 members of two basic types
 	{"struct70k", func() *datatype.Type { return longStruct(70_000) }},
+	// the anchors' L6: 4096 blocks of 1-16 doubles with gaps (an index
+	// list above the native code's 256 KiB units)
+	{"L6", func() *datatype.Type {
+		lens, disps := l6Lists()
+		return mustT(datatype.Indexed(lens, disps, datatype.Of(datatype.Double)))
+	}},
 }
 
 // structOfStructs is a struct of n copies of a struct of m doubles and

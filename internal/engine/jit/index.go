@@ -115,28 +115,36 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 	W := int64(g.vec)
 	mo32 := g.d32(mo)
 	var done []int
-	g.a.cmpImm(rl, int32(W))
 	if W == 64 {
-		// below 64 bytes: one masked load and store of exactly rl bytes
-		// (AVX-512: the masked-off bytes are neither read nor written)
-		big := g.a.jcc(condAE, -1)
+		// up to 128 bytes: two masked loads and stores of exactly rl
+		// bytes, the masks from a table (AVX-512: the masked-off bytes are
+		// neither read nor written); no branch on the length
+		g.a.cmpImm(rl, 128)
+		big := g.a.jcc(condA, -1)
 		g.a.lea(rax, rip)
 		g.ref(g.maskTable(), 0)
-		g.a.kload(kVar, mem{base: rax, index: rl, scale: 3})
-		m, p := at(rm, mo32), at(rsi, 0)
-		x := g.xr
-		g.xr = (g.xr + 1) % 4
-		if g.pack {
-			g.a.loadMasked(x, kVar, m)
-			g.a.storeMasked(p, kVar, x)
-		} else {
-			g.a.loadMasked(x, kVar, p)
-			g.a.storeMasked(m, kVar, x)
+		g.a.lea(rdx, mem{base: rl, index: rl})
+		g.a.kload(kVar, mem{base: rax, index: rdx, scale: 3})
+		g.a.kload(kVar+1, mem{base: rax, index: rdx, scale: 3, disp: 8})
+		x, y := g.xr, (g.xr+1)%4
+		g.xr = (g.xr + 2) % 4
+		m0, m1, p0, p1 := at(rm, mo32), at(rm, mo32+64), at(rsi, 0), at(rsi, 64)
+		if !g.pack {
+			m0, m1, p0, p1 = p0, p1, m0, m1
 		}
+		g.a.loadMasked(x, kVar, m0)
+		g.a.loadMasked(y, kVar+1, m1)
+		g.a.storeMasked(p0, kVar, x)
+		g.a.storeMasked(p1, kVar+1, y)
 		done = append(done, g.a.jmp(-1))
 		g.a.patch(big, g.a.pc())
+	} else {
+		g.a.cmpImm(rl, int32(W))
 	}
-	small := g.a.jcc(condB, -1) // never taken when W == 64
+	small := -1
+	if W != 64 {
+		small = g.a.jcc(condB, -1)
+	}
 	// rl >= W: RDX from 0 while below RAX = rl-W, then one move at RAX
 	g.a.lea(rax, at(rl, int32(-W)))
 	g.a.movImm(rdx, 0)
@@ -148,6 +156,11 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 	g.a.jmp(loop)
 	g.a.patch(last, g.a.pc())
 	g.vecAt(W, rm, mo32, rax)
+	if W == 64 {
+		g.a.patch(done[0], g.a.pc())
+		g.a.addRR(rsi, rl)
+		return
+	}
 	done = append(done, g.a.jmp(-1))
 	g.a.patch(small, g.a.pc())
 	for w := W / 2; w >= 1; w /= 2 {
@@ -166,21 +179,30 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 	g.a.addRR(rsi, rl)
 }
 
-// kVar is the opmask register of varBlock's masked moves (compaction
-// uses K1-K4).
+// kVar and kVar+1 are the opmask registers of varBlock's masked moves
+// (compaction uses K1-K4).
 const kVar = 5
 
 // maskKey names the table of byte masks in gen.tblOf.
 var maskKey = new(dame.Node)
 
-// maskTable returns the table of the 64 masks of 0 to 63 low bytes.
+// maskTable returns the table of the pairs of byte masks of 0 to 128
+// bytes: entry l (16 bytes) holds the masks of the first 64 and the next
+// 64 bytes of l.
 func (g *gen) maskTable() int {
 	if t, ok := g.tblOf[maskKey]; ok {
 		return t
 	}
-	tb := make([]byte, 0, 8*64)
-	for l := range 64 {
-		tb = binary.LittleEndian.AppendUint64(tb, 1<<l-1)
+	mask := func(l int) uint64 {
+		if l >= 64 {
+			return ^uint64(0)
+		}
+		return 1<<max(l, 0) - 1
+	}
+	tb := make([]byte, 0, 16*129)
+	for l := range 129 {
+		tb = binary.LittleEndian.AppendUint64(tb, mask(l))
+		tb = binary.LittleEndian.AppendUint64(tb, mask(l-64))
 	}
 	g.tables = append(g.tables, tb)
 	if g.tblOf == nil {

@@ -732,7 +732,8 @@ func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 
 // index moves [lo, hi) of the instance of the Index n at memory mo, packed
 // from pb: whole blocks by calls of the block entry, about chunkBytes of
-// packed data per call, partial blocks at the edges by block.
+// packed data per call (the blocks found by the node's cached packed
+// offsets, not one by one), partial blocks at the edges by block.
 func (w *walker) index(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 	S := n.Child.Size
 	i, off := n.FindBlockOffset(lo - pb)
@@ -743,17 +744,18 @@ func (w *walker) index(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 		lo, off, i = e, off+n.Blocklens[i]*S, i+1
 	}
 	for i < nb && lo < hi {
-		j, end := i, off
-		for j < nb {
-			bs := n.Blocklens[j] * S
-			if pb+end+bs > hi || (j > i && end+bs-off > chunkBytes) {
-				break
-			}
-			end, j = end+bs, j+1
+		// blocks [i, j) end by limit; block j holds byte limit
+		limit := min(hi, lo+chunkBytes) - pb
+		j, end := nb, n.Size
+		if limit < n.Size {
+			j, end = n.FindBlockOffset(limit)
 		}
-		if j == i { // block i ends past hi
-			w.block(n, i, mo, pb, lo, hi)
-			return
+		if j == i { // block i ends past limit
+			if end = off + n.Blocklens[i]*S; pb+end > hi {
+				w.block(n, i, mo, pb, lo, hi) // the last, partial
+				return
+			}
+			j = i + 1 // one block longer than a chunk (at most unitMax)
 		}
 		w.c.call(nc.blk[w.d], w.mem, mo, w.buf[pb+off-w.from:], j-i, i)
 		lo, off, i = pb+end, end, j

@@ -223,20 +223,14 @@ func (f *fastPath) fits(n, np int, origin, count int64) (int64, bool) {
 // Commit prepares t for packing with the default options.
 func Commit(t *datatype.Type) (*Committed, error) { return CommitWith(t, Options{}) }
 
-// Compilable reports whether commit compiles t into a DAME program. A type
-// whose tree, with each use of a shared subtype expanded, has more than
-// 2^20 nodes and more than 16 times its distinct nodes is not: its program
-// would be that expanded tree, exponentially larger than its description
-// (t_i = struct of two t_{i-1}). Such types run on the reference engine,
-// whose work is bounded by the bytes moved, whatever Options.Engine says.
-func Compilable(t *datatype.Type) bool {
-	const limit = 1 << 20
-	if t.ExpandedNodes() <= limit {
-		return true
-	}
-	distinct, expanded := t.Nodes(limit + 1)
-	return expanded <= limit || expanded <= 16*distinct
-}
+// Compilable reports whether commit compiles t into a DAME program: it
+// always does. A type that uses a subtype several times (t_i = struct of
+// two t_{i-1}, whose tree expanded is exponentially larger than its
+// description) compiles into a program that shares the subtype's
+// sub-program (a DAG), in time and memory linear in the description, and
+// every engine runs it. (Before programs were shared, such types ran on
+// the reference engine; the function stays for callers that asked.)
+func Compilable(t *datatype.Type) bool { return t != nil }
 
 // CommitWith prepares t for packing with opts: it compiles t into a DAME
 // program (opt.Compile, which applies the local rewrites) and normalizes
@@ -269,7 +263,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		return nil, fmt.Errorf("commit: negative thread count %d", opts.Threads)
 	}
 	th, par := threading(opts.Threads)
-	if opts.Engine == Reference || !Compilable(t) {
+	if opts.Engine == Reference {
 		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t), threads: th, par: par}, nil
 	}
 	// one allocation for the committed type and its program

@@ -104,9 +104,11 @@ func TestDepthLimitEndToEnd(t *testing.T) {
 }
 
 // TestCommitSharedSubtypes checks that a type whose tree is exponentially
-// larger than its description when shared subtypes are expanded commits
-// in O(description) (on the reference engine) and packs by the bytes
-// moved: the first 4 KiB of a 4 TiB message, checked against the type map.
+// larger than its description when shared subtypes are expanded compiles
+// into a program that shares them (a DAG) in O(description), runs on the
+// engine asked for, and packs by the bytes moved: pieces of a 4 TiB
+// message (its start and a piece in the middle), checked against the type
+// map.
 func TestCommitSharedSubtypes(t *testing.T) {
 	ty := datatype.Of(datatype.Int)
 	for range 40 {
@@ -118,41 +120,80 @@ func TestCommitSharedSubtypes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if Compilable(ty) {
-		t.Fatal("a chain of 40 shared structs is compilable")
-	}
-	if !Compilable(chain(t)) {
-		t.Fatal("a MaxDepth chain is not compilable")
-	}
-	start := time.Now()
-	c, err := CommitWith(ty, Options{Engine: Compiled})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Engine() != Reference {
-		t.Errorf("engine %v, want the reference engine", c.Engine())
+	if !Compilable(ty) || !Compilable(chain(t)) {
+		t.Fatal("a type is not compilable")
 	}
 	src, origin := image(ty, 1, 5)
-	if _, err := c.Pack(make([]byte, 16), src, origin, 0); err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.NewPacker(src, origin, 1)
+	var want []byte // the first 4 KiB of the type map
+	ty.Walk(1, func(b datatype.Basic, d int64) bool {
+		want = append(want, src[origin+d:origin+d+b.Size()]...)
+		return len(want) < 4096
+	})
+	want = want[:4096]
+	// a piece in the middle of the 4 TiB, as the reference engine packs
+	// it (no engine walks the type map before it: they seek to it)
+	const mid = 1<<41 + 12345
+	ref, err := CommitWith(ty, Options{Engine: Reference})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make([]byte, 4096)
-	if n, err := p.Pack(got); err != nil || n != len(got) {
-		t.Fatalf("pack = %d, %v", n, err)
+	rp, err := ref.NewPacker(src, origin, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var want []byte
-	ty.Walk(1, func(b datatype.Basic, d int64) bool {
-		want = append(want, src[origin+d:origin+d+b.Size()]...)
-		return len(want) < len(got)
-	})
-	if !bytes.Equal(got, want) {
-		t.Error("the first 4 KiB differ from the type map")
+	wantMid := make([]byte, 100)
+	rp.SetPos(mid)
+	if n, err := rp.Pack(wantMid); err != nil || n != 100 {
+		t.Fatalf("reference pack = %d, %v", n, err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("commit and 4 KiB of pack took %v", d)
+	for _, e := range []Engine{Interpreter, Compiled, Auto, Native} {
+		start := time.Now()
+		c, err := CommitWith(ty, Options{Engine: e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Engine() == Reference {
+			t.Errorf("%v: engine %v", e, c.Engine())
+		}
+		if n := programNodes(c.Program().Root, map[*dame.Node]bool{}); n > 200 {
+			t.Errorf("%v: program of %d distinct nodes", e, n)
+		}
+		if _, err := c.Pack(make([]byte, 16), src, origin, 0); err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.NewPacker(src, origin, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, 4096)
+		if n, err := p.Pack(got); err != nil || n != len(got) {
+			t.Fatalf("pack = %d, %v", n, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%v: the first 4 KiB differ from the type map", e)
+		}
+		p.SetPos(mid)
+		if n, err := p.Pack(got[:100]); err != nil || n != 100 {
+			t.Fatalf("pack = %d, %v", n, err)
+		}
+		if !bytes.Equal(got[:100], wantMid) {
+			t.Errorf("%v: 100 bytes at %d differ from the reference engine's", e, int64(mid))
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%v: commit and 4 KiB of pack took %v", e, d)
+		}
 	}
+}
+
+// programNodes counts the distinct nodes under n.
+func programNodes(n *dame.Node, seen map[*dame.Node]bool) int {
+	if n == nil || seen[n] {
+		return 0
+	}
+	seen[n] = true
+	k := 1 + programNodes(n.Child, seen)
+	for _, c := range n.Children {
+		k += programNodes(c, seen)
+	}
+	return k
 }

@@ -16,13 +16,24 @@ func (p *Program) DataBounds() (lo, hi int64, ok bool) {
 // bounds returns the bytes [lo, hi) that n, placed at off, touches, and
 // false if computing them overflows.
 func bounds(n *Node, off int64) (lo, hi int64, ok bool) {
-	clo, chi, ok := nodeBounds(n)
+	var memo map[*Node]span
+	clo, chi, ok := nodeBounds(n, &memo)
 	lo, ok1 := add(clo, off)
 	hi, ok2 := add(chi, off)
 	return lo, hi, ok && ok1 && ok2
 }
 
-func nodeBounds(n *Node) (lo, hi int64, ok bool) {
+// span is the bounds of a node (ok false on overflow).
+type span struct {
+	lo, hi int64
+	ok     bool
+}
+
+// nodeBounds returns the bytes [lo, hi) one instance of n touches from its
+// origin. The children of a Struct are computed once each (*memo, made on
+// the first Struct child), so that a program sharing nodes (a DAG) costs
+// its distinct nodes, not its expanded tree.
+func nodeBounds(n *Node, memo *map[*Node]span) (lo, hi int64, ok bool) {
 	// rep is the bounds of k copies of [lo, hi) step bytes apart.
 	rep := func(lo, hi, k, step int64) (int64, int64, bool) {
 		span, ok := mul(k-1, step)
@@ -37,7 +48,7 @@ func nodeBounds(n *Node) (lo, hi int64, ok bool) {
 	case ContigFinal:
 		return 0, n.Size, true
 	case Contig, Vector:
-		lo, hi, ok = nodeBounds(n.Child)
+		lo, hi, ok = nodeBounds(n.Child, memo)
 		if ok && n.Op == Vector && n.Blocklen > 1 {
 			lo, hi, ok = rep(lo, hi, n.Blocklen, n.Child.Extent)
 		}
@@ -56,7 +67,18 @@ func nodeBounds(n *Node) (lo, hi int64, ok bool) {
 	for i, d := range n.Disps {
 		c := n.ChildOf(i)
 		if c != prev {
-			if clo, chi, ok = nodeBounds(c); !ok {
+			if n.Op != Struct {
+				clo, chi, ok = nodeBounds(c, memo)
+			} else if s, done := (*memo)[c]; done {
+				clo, chi, ok = s.lo, s.hi, s.ok
+			} else {
+				clo, chi, ok = nodeBounds(c, memo)
+				if *memo == nil {
+					*memo = map[*Node]span{}
+				}
+				(*memo)[c] = span{clo, chi, ok}
+			}
+			if !ok {
 				return 0, 0, false
 			}
 			prev = c

@@ -351,6 +351,14 @@ func gcdPow2(a int64) int64 {
 // dividing its moves, strides and displacements. The power-of-two part of
 // the gcd of many numbers is the lowest bit set in their OR.
 func (n *Node) align() int64 {
+	var memo map[*Node]int64
+	return n.alignMemo(&memo)
+}
+
+// alignMemo is align, computing that of each child of a Struct once: a
+// program shares nodes (a DAG), and walking every use of them would cost
+// the expanded tree. *memo is made on the first Struct of several children.
+func (n *Node) alignMemo(memo *map[*Node]int64) int64 {
 	or := uint64(n.Extent)
 	switch n.Op {
 	case ContigFinal:
@@ -372,24 +380,41 @@ func (n *Node) align() int64 {
 			if i > 0 && c == n.Children[i-1] {
 				continue
 			}
-			a = min(a, c.align())
+			ca, ok := (*memo)[c]
+			if !ok {
+				ca = c.alignMemo(memo)
+				if *memo == nil {
+					*memo = map[*Node]int64{}
+				}
+				(*memo)[c] = ca
+			}
+			a = min(a, ca)
 		}
 	} else {
-		a = min(a, n.Child.align())
+		a = min(a, n.Child.alignMemo(memo))
 	}
 	return a
 }
 
 // SameMoves reports whether a and b move the same bytes, whatever their
 // own extents (which matter only to blocks of several instances).
-func SameMoves(a, b *Node) bool { return equal(a, b, false) }
+func SameMoves(a, b *Node) bool {
+	var memo map[[2]*Node]bool
+	return equal(a, b, false, &memo)
+}
 
 // Equal reports whether a and b describe the same moves.
-func Equal(a, b *Node) bool { return equal(a, b, true) }
+func Equal(a, b *Node) bool {
+	var memo map[[2]*Node]bool
+	return equal(a, b, true, &memo)
+}
 
 // equal is Equal, comparing the extents of a and b themselves (not of
-// their children) only if extent is set.
-func equal(a, b *Node, extent bool) bool {
+// their children) only if extent is set. Pairs of Struct children are
+// compared once (*memo, made on the first): programs share nodes (DAGs),
+// and two programs of one type compiled apart have the same sharing in
+// other nodes, which would otherwise be compared once per path.
+func equal(a, b *Node, extent bool, memo *map[[2]*Node]bool) bool {
 	if a == b {
 		return true
 	}
@@ -420,12 +445,25 @@ func equal(a, b *Node, extent bool) bool {
 		if len(a.Children) != len(b.Children) {
 			return false
 		}
-		for i := range a.Children {
-			if !Equal(a.Children[i], b.Children[i]) {
+		for i, c := range a.Children {
+			d := b.Children[i]
+			if c == d || i > 0 && c == a.Children[i-1] && d == b.Children[i-1] {
+				continue
+			}
+			k := [2]*Node{c, d}
+			eq, ok := (*memo)[k]
+			if !ok {
+				eq = equal(c, d, true, memo)
+				if *memo == nil {
+					*memo = map[[2]*Node]bool{}
+				}
+				(*memo)[k] = eq
+			}
+			if !eq {
 				return false
 			}
 		}
 		return true
 	}
-	return Equal(a.Child, b.Child)
+	return equal(a.Child, b.Child, true, memo)
 }

@@ -73,6 +73,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("EXIT(48, 0)\nINDEXFINAL(3, [4, 25, 8], [0, 8, 36], 1, 1)\nCONTIGFINAL(1)\nBOTTOM")
 	f.Add("EXIT(8, 0)\nSTRUCT(1, [1], [0], [4], [4])\nRETURNTO(2)\nCONTIGFINAL(4)\nBOTTOM\nBOTTOM")
 	f.Add("EXIT(8, 0)\nVECTOR(4, 2, 64, 4, 4)\nCONTIGCHILD\nCONTIGFINAL(4)\nBOTTOM")
+	f.Add(sharedText)
 	f.Fuzz(func(t *testing.T, text string) {
 		p, err := dame.Parse(text)
 		if err != nil {
@@ -86,4 +87,45 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip differs:\n%v\n%v", p, q)
 		}
 	})
+}
+
+// sharedText is a program sharing a sub-program: the VECTORFINAL of line
+// 4 is the first block of the STRUCT and, as SAME(4), the second.
+const sharedText = `EXIT(64, 0)
+STRUCT(2, [1, 1], [0, 32], [8, 8], [32, 32])
+  RETURNTO(2)
+    VECTORFINAL(2, 1, 16, 4, 4)
+      CONTIGFINAL(4)
+  BOTTOM
+  RETURNTO(2)
+    SAME(4)
+  BOTTOM
+BOTTOM`
+
+// TestParseShared checks SAME: the sub-program is one node, used twice,
+// printed once; a use with another extent, a line that starts no complete
+// primitive (an enclosing one: no cycles) and an unknown line are errors.
+func TestParseShared(t *testing.T) {
+	p, err := dame.Parse(sharedText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Root; r.Children[0] != r.Children[1] || r.Size != 16 {
+		t.Fatalf("SAME is not the shared node: %v", p)
+	}
+	q, err := dame.Parse(p.String())
+	if err != nil || q.String() != p.String() || strings.Count(p.String(), "SAME(") != 1 {
+		t.Fatalf("round trip: %v\n%v", err, p)
+	}
+	for _, bad := range []string{
+		strings.Replace(sharedText, "[32, 32]", "[32, 16]", 1), // extents differ
+		strings.Replace(sharedText, "SAME(4)", "SAME(2)", 1),   // the enclosing STRUCT
+		strings.Replace(sharedText, "SAME(4)", "SAME(99)", 1),
+		strings.Replace(sharedText, "SAME(4)", "SAME(5)", 1), // a leaf's line
+		strings.Replace(sharedText, "SAME(4)", "SAME(4, 4)", 1),
+	} {
+		if _, err := dame.Parse(bad); err == nil {
+			t.Errorf("accepted:\n%s", bad)
+		}
+	}
 }

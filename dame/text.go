@@ -29,7 +29,7 @@ import (
 // CONTIGFINAL, a Block1 name (VECTOR1, BLOCKINDEX1) a block length of 1;
 // CONTIGCHILD follows non-final primitives whose block length can exceed 1.
 func (p *Program) String() string {
-	var w printer
+	w := printer{at: map[*Node]int{}}
 	w.line(0, "EXIT(%d, %d)", p.Extent, p.Off)
 	if p.Root != nil {
 		w.node(1, p.Root)
@@ -41,6 +41,10 @@ func (p *Program) String() string {
 type printer struct {
 	b     strings.Builder
 	lines int
+	// at is the line of each primitive printed: a program shares nodes
+	// (a DAG), and a node met again is printed as SAME(line), so that the
+	// text is as long as the program, not its expanded tree.
+	at map[*Node]int
 }
 
 func (w *printer) line(depth int, format string, a ...any) int {
@@ -83,6 +87,13 @@ func (n *Node) Name() string {
 }
 
 func (w *printer) node(depth int, n *Node) {
+	if l, ok := w.at[n]; ok {
+		w.line(depth, "SAME(%d)", l)
+		return
+	}
+	if n.Op != ContigFinal {
+		w.at[n] = w.lines + 1
+	}
 	switch n.Op {
 	case ContigFinal:
 		w.line(depth, "CONTIGFINAL(%d)", n.Size)
@@ -132,6 +143,11 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("dame: line %d: %s", e
 //	Base      = (CONTIG | VECTOR | VECTOR1 | VECTORFINAL | BLOCKINDEX |
 //	             BLOCKINDEX1 | BLOCKINDEXFINAL | INDEX | INDEXFINAL)(params) [CONTIGCHILD]
 //	Subprogram= RETURNTO(line) Type BOTTOM
+//	Type      = ... | SAME(line)
+//
+// SAME(line) is the primitive (and everything under it) that starts on
+// that line, already complete: a program shares sub-programs (a DAG), and
+// the text names each shared one once. Its uses must agree on its extent.
 //
 // The sizes in the parameters are checked against the inner primitives;
 // counts and block lengths must be positive, every packed size must fit in
@@ -189,6 +205,23 @@ type arg struct {
 type parser struct {
 	lines []pline
 	pos   int
+	// defs are the complete primitives by the line they start on (for
+	// SAME), placed the nodes whose extent a parent has set.
+	defs   map[int]*Node
+	placed map[*Node]bool
+}
+
+// setExtent sets the extent of child ch as its parent's parameters say:
+// once, or again to the same value for a shared primitive.
+func (ps *parser) setExtent(ch *Node, ext int64) error {
+	if ps.placed[ch] && ch.Extent != ext {
+		return ps.errf("a shared primitive has extent %d here and %d elsewhere", ext, ch.Extent)
+	}
+	if ps.placed == nil {
+		ps.placed = map[*Node]bool{}
+	}
+	ch.Extent, ps.placed[ch] = ext, true
+	return nil
 }
 
 func (ps *parser) errf(format string, a ...any) error {
@@ -289,6 +322,39 @@ func (ps *parser) node(depth int) (*Node, error) {
 	if depth > MaxDepth {
 		return nil, ps.errf("primitives nest deeper than %d", MaxDepth)
 	}
+	name, a, err := ps.peek()
+	if err != nil {
+		return nil, err
+	}
+	line := ps.lines[ps.pos].no
+	if name == "SAME" {
+		ps.pos++
+		if !shape(a, "s") {
+			return nil, ps.errf("want SAME(line)")
+		}
+		n := ps.defs[int(min(max(a[0].n, -1), 1<<31))]
+		if n == nil {
+			return nil, ps.errf("no complete primitive starts on line %d", a[0].n)
+		}
+		if depth+n.Depth > MaxDepth {
+			return nil, ps.errf("primitives nest deeper than %d", MaxDepth)
+		}
+		return n, nil
+	}
+	n, err := ps.node1(depth)
+	if err != nil {
+		return nil, err
+	}
+	if n.Op != ContigFinal {
+		if ps.defs == nil {
+			ps.defs = map[int]*Node{}
+		}
+		ps.defs[line] = n
+	}
+	return n, nil
+}
+
+func (ps *parser) node1(depth int) (*Node, error) {
 	name, a, err := ps.next()
 	if err != nil {
 		return nil, err
@@ -362,7 +428,9 @@ func (ps *parser) node(depth int) (*Node, error) {
 			if ch.Size != a[3].list[i] {
 				return nil, ps.errf("inner size %d of block %d differs from the subprogram's %d", a[3].list[i], i, ch.Size)
 			}
-			ch.Extent = a[4].list[i]
+			if err := ps.setExtent(ch, a[4].list[i]); err != nil {
+				return nil, err
+			}
 			if bn, _, err := ps.next(); err != nil || bn != "BOTTOM" {
 				return nil, ps.errf("subprogram must end with BOTTOM")
 			}
@@ -385,7 +453,9 @@ func (ps *parser) node(depth int) (*Node, error) {
 	if ch.Size != innerSize {
 		return nil, ps.errf("%s: inner size %d differs from the inner primitive's %d", name, innerSize, ch.Size)
 	}
-	ch.Extent = innerExt
+	if err := ps.setExtent(ch, innerExt); err != nil {
+		return nil, err
+	}
 	n.Child = ch
 	if err := sizeFits(n); err != nil {
 		return nil, ps.errf("%s: %v", name, err)

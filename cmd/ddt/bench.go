@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -122,9 +121,6 @@ func runDame(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !ddt.Compilable(t) {
-		return errNotCompilable
-	}
 	c, err := ddt.Commit(t)
 	if err != nil {
 		return err
@@ -136,6 +132,3 @@ func runDame(e *env, args []string) error {
 	_, err = io.WriteString(e.stdout, s)
 	return err
 }
-
-// errNotCompilable is the error of dame for types ddt.Compilable refuses.
-var errNotCompilable = errors.New("the type shares subtypes so much that its program would be exponentially larger than its description; it is not compiled (the reference engine packs it)")

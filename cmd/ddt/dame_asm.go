@@ -45,9 +45,6 @@ func init() {
 			_, err = io.WriteString(e.stdout, ct.Plan())
 			return err
 		}
-		if !ddt.Compilable(t) {
-			return errNotCompilable
-		}
 		ct, err := ddt.Commit(t)
 		if err != nil {
 			return err

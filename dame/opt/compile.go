@@ -44,7 +44,26 @@ func CompileTo(p *dame.Program, t *datatype.Type) {
 // builder allocates the nodes of one program in slabs, the first one
 // inside the dame.Program. Nodes never move: a full slab is left as it is and a
 // new one started.
-type builder struct{ slab []dame.Node }
+//
+// A type used more than once (only a struct's list of types can name one
+// twice, directly or below) is built once: from the first struct of
+// several blocks on, memo keeps the node of every type built, and the
+// program shares it (a DAG) instead of expanding it, so that compiling
+// costs time and memory linear in the type's description, not in its
+// expanded tree (t_i = struct of t_{i-1} twice doubles the tree per
+// level). A shared node is never changed again (withExtent copies it).
+type builder struct {
+	slab []dame.Node
+	memo map[*datatype.Type]built
+	// frozen are the nodes memo holds.
+	frozen map[*dame.Node]bool
+}
+
+// built is the node of a type and the displacement of its origin.
+type built struct {
+	n   *dame.Node
+	off int64
+}
 
 func (z *builder) alloc(n dame.Node) *dame.Node {
 	if len(z.slab) == cap(z.slab) {
@@ -92,6 +111,11 @@ func (z *builder) withExtent(n *dame.Node, ext int64) *dame.Node {
 	if n.Op == dame.ContigFinal {
 		return z.alloc(dame.Node{Op: dame.ContigFinal, Size: n.Size, Extent: ext})
 	}
+	if z.frozen[n] {
+		c := z.alloc(*n)
+		c.Extent = ext
+		return c
+	}
 	n.Extent = ext
 	return n
 }
@@ -104,10 +128,16 @@ func (z *builder) build(t *datatype.Type) (*dame.Node, int64) {
 	if t.Size() == 0 {
 		return nil, 0
 	}
+	if b, ok := z.memo[t]; ok {
+		return b.n, b.off
+	}
 	n, off := z.build1(t)
 	n = z.withExtent(n, t.Extent())
 	if invariants {
 		checkNode("Compile ("+t.Combiner().String()+")", n, off)
+	}
+	if z.memo != nil {
+		z.memo[t], z.frozen[n] = built{n, off}, true
 	}
 	return n, off
 }
@@ -179,6 +209,9 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 		if len(a.Displacements) == 1 && a.Blocklengths[0] == 1 {
 			c, off := z.build(a.Types[0])
 			return c, a.Displacements[0] + off
+		}
+		if z.memo == nil {
+			z.memo, z.frozen = map[*datatype.Type]built{}, map[*dame.Node]bool{}
 		}
 		bs := newBlockList(len(a.Displacements))
 		for i, d := range a.Displacements {

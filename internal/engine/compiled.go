@@ -73,7 +73,7 @@ func NewCompiled(p *dame.Program, l Level) *Compiled {
 func (e *Compiled) plan() *cnode {
 	e.once.Do(func() {
 		if e.p.Root != nil {
-			e.root = compile(e.p.Root, e.lv.kernels())
+			e.root = compile(e.p.Root, e.lv.kernels(), map[*dame.Node]*cnode{})
 		}
 	})
 	return e.root
@@ -153,7 +153,19 @@ const (
 	maxMoveBlock  = 64
 )
 
-func compile(n *dame.Node, lv Level) *cnode {
+// compile chooses the kernels of n and its children. A program may share
+// nodes (a DAG): memo holds the plan of every node compiled, so that each
+// is planned once and the plan shares it too.
+func compile(n *dame.Node, lv Level, memo map[*dame.Node]*cnode) *cnode {
+	if c := memo[n]; c != nil {
+		return c
+	}
+	c := compile1(n, lv, memo)
+	memo[n] = c
+	return c
+}
+
+func compile1(n *dame.Node, lv Level, memo map[*dame.Node]*cnode) *cnode {
 	c := &cnode{n: n, lv: lv, size: int(n.Size)}
 	leafChild := n.IsFinal() && n.Child.Extent == n.Child.Size
 	switch {
@@ -170,7 +182,7 @@ func compile(n *dame.Node, lv Level) *cnode {
 			c.kind, c.L = kVecF, int(bl*n.Child.Size)
 			return c
 		}
-		c.kind, c.kid = kVec, compile(n.Child, lv)
+		c.kind, c.kid = kVec, compile(n.Child, lv, memo)
 		return c
 	case n.Op == dame.BlockIndex && (n.Blocklen == 1 || leafChild) && n.IsFinal():
 		c.kind, c.L, c.offs = kGather, int(n.Blocklen*n.Child.Size), n.Disps
@@ -219,16 +231,12 @@ func compile(n *dame.Node, lv Level) *cnode {
 		}
 	}
 	if n.Op != dame.Struct {
-		c.kid = compile(n.Child, lv)
+		c.kid = compile(n.Child, lv, memo)
 		return c
 	}
 	c.kids = make([]*cnode, nb)
-	memo := map[*dame.Node]*cnode{}
 	for i, ch := range n.Children {
-		if memo[ch] == nil {
-			memo[ch] = compile(ch, lv)
-		}
-		c.kids[i] = memo[ch]
+		c.kids[i] = compile(ch, lv, memo)
 	}
 	return c
 }

@@ -590,3 +590,10 @@ func (g *agen) entry(c *dame.Node, stride int64) int {
 	g.a.ret()
 	return start
 }
+
+// indexEntry: the arm64 generator leaves long Index lists to the fallback
+// engine (see index.go).
+func (g *agen) indexEntry(n *dame.Node) int {
+	g.fail("%s of %d blocks", n.Op, len(n.Disps))
+	return 0
+}

@@ -107,11 +107,13 @@ func (g *gen) prepare(c *dame.Node) {
 	if !g.vbmi {
 		return
 	}
+	seen := map[*dame.Node]bool{} // a program may share nodes (a DAG)
 	var walk func(n *dame.Node)
 	walk = func(n *dame.Node) {
-		if len(g.shapes) == 2 || g.shapes[n] != nil || n.Op == dame.ContigFinal {
+		if len(g.shapes) == 2 || seen[n] || n.Op == dame.ContigFinal {
 			return
 		}
+		seen[n] = true
 		if s := g.shapeOf(n); s != nil {
 			k := len(g.shapes)
 			s.z, s.kld, s.kst = 4+k, byte(1+2*k), byte(2+2*k)

@@ -40,7 +40,8 @@ var ErrUnsupported = errors.New("jit: program not supported")
 
 // Limits of the generator.
 const (
-	maxCode      = 1 << 20 // bytes of code and tables per program
+	maxCode      = 1 << 20 // bytes of code per program (amd64; arm64: code and tables)
+	maxTables    = 1 << 27 // bytes of tables per program (amd64)
 	unrollMoves  = 32      // a loop whose whole body is at most this many moves is unrolled
 	bodyMoves    = 32      // moves per iteration of an unrolled loop body
 	maxUnrollLst = 256     // list blocks unrolled at most (moves)
@@ -60,10 +61,13 @@ type gen struct {
 	refs   []ripRef // RIP-relative operands addressing the tables
 	shapes map[*dame.Node]*shape
 	tblOf  map[*dame.Node]int
-	err    error
-	xr     int  // next vector register
-	nt     bool // pack long blocks with non-temporal stores (blockNT)
-	pfw    bool // the CPU has PREFETCHW (unpack's prefetches)
+	// costs caches cost of the lists (a program may share nodes: a
+	// DAG, whose expanded tree can be exponentially larger)
+	costs map[*dame.Node]int64
+	err   error
+	xr    int  // next vector register
+	nt    bool // pack long blocks with non-temporal stores (blockNT)
+	pfw   bool // the CPU has PREFETCHW (unpack's prefetches)
 	// pf is the prefetch distance of the long blocks being emitted: the
 	// memory operand of each line a block loop moves is prefetched pf
 	// bytes ahead (0: none; see prefetchDist)
@@ -90,6 +94,9 @@ func (g *gen) tableLens() []int {
 // finish places the tables after the code, 64-byte aligned, and patches
 // the references to them.
 func (g *gen) finish() error {
+	if len(g.a.b) > maxCode {
+		return fmt.Errorf("%w: %d bytes of code", ErrUnsupported, len(g.a.b))
+	}
 	start := make([]int, len(g.tables))
 	for i, t := range g.tables {
 		for len(g.a.b)%64 != 0 {
@@ -98,11 +105,11 @@ func (g *gen) finish() error {
 		start[i] = len(g.a.b)
 		g.a.b = append(g.a.b, t...)
 	}
+	if len(g.a.b) > maxCode+maxTables {
+		return fmt.Errorf("%w: %d bytes of code and tables", ErrUnsupported, len(g.a.b))
+	}
 	for _, r := range g.refs {
 		g.a.patch(r.pos, start[r.tbl]+r.off)
-	}
-	if len(g.a.b) > maxCode {
-		return fmt.Errorf("%w: %d bytes of code", ErrUnsupported, len(g.a.b))
 	}
 	return nil
 }
@@ -199,6 +206,12 @@ func (g *gen) move(w int64, m, p mem) {
 
 // block copies the L contiguous bytes at memory mb+mo, packed at RSI+po.
 func (g *gen) block(mb reg, mo, L int64) {
+	if far(mo) {
+		r := g.rebase(mb, mo)
+		g.block(r, 0, L)
+		g.free(r)
+		return
+	}
 	po := g.po
 	g.po += L
 	if !g.long(L) {
@@ -317,7 +330,7 @@ func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 // gather8: single 8-byte elements, not contiguous, with vector registers
 // of at least 32 bytes.
 func (g *gen) gathers(c *dame.Node, stride int64) bool {
-	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8
+	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 && !far(64*stride)
 }
 
 // gather8 packs k 8-byte elements, element i at memory mb+mo+i*stride,
@@ -372,10 +385,20 @@ func (g *gen) cost(n *dame.Node) int64 {
 	case dame.Vector:
 		return sat(n.Count, g.runCost(n.Blocklen, n.Child))
 	}
+	if n.Op == dame.BlockIndex {
+		return sat(int64(len(n.Disps)), g.runCost(n.Blocklen, n.Child))
+	}
+	if s, ok := g.costs[n]; ok {
+		return s
+	}
 	var s int64
 	for i := range n.Disps {
 		s = min(maxCost, s+g.runCost(n.BlockLen(i), n.ChildOf(i)))
 	}
+	if g.costs == nil {
+		g.costs = map[*dame.Node]int64{}
+	}
+	g.costs[n] = s
 	return s
 }
 
@@ -403,11 +426,46 @@ func (g *gen) node(n *dame.Node, mb reg, mo int64) {
 		g.fail("code too large")
 		return
 	}
+	if far(mo) {
+		r := g.rebase(mb, mo)
+		g.node(n, r, 0)
+		g.free(r)
+		return
+	}
 	if s := g.shapes[n]; s != nil {
 		g.compact(s, n, mb, mo)
 		return
 	}
 	walkNode[reg](g, n, mb, mo)
+}
+
+// farOff bounds the memory offsets the code uses as constant
+// displacements (a node's origin; the moves inside a unit add less than
+// 2^31 - farOff): an origin farther from its base register (displacements
+// beyond 32 bits, seen from the unit's origin) gets a register of its own,
+// its address computed with a 64-bit constant (rebase).
+const farOff = 1 << 30
+
+// far reports whether memory offset mo is beyond farOff.
+func far(mo int64) bool { return mo < -farOff || mo > farOff }
+
+// rebase returns a new pool register holding the address mb+mo.
+func (g *gen) rebase(mb reg, mo int64) reg {
+	r := g.alloc()
+	g.a.movImm64(r, mo)
+	g.a.addRR(r, mb)
+	return r
+}
+
+// addConst adds v to r: an immediate when it fits 32 bits, else through
+// RAX (scratch between moves).
+func (g *gen) addConst(r reg, v int64) {
+	if v == int64(int32(v)) {
+		g.a.addImm(r, int32(v))
+		return
+	}
+	g.a.movImm64(rax, v)
+	g.a.addRR(r, rax)
 }
 
 // run emits k instances of c, c.Extent apart, the first at mb+mo.
@@ -424,6 +482,10 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 		for i := range nb {
 			g.run(n.BlockLen(i), n.ChildOf(i), mb, mo+n.Disps[i])
 		}
+		return
+	}
+	if n.Op == dame.Index {
+		g.indexList(n, mb, mo)
 		return
 	}
 	if n.Op != dame.BlockIndex {
@@ -534,12 +596,17 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 	g.pf = g.prefetchDist(c, stride, count)
 	g.flush()
 	rm, rc := g.alloc(), g.alloc()
-	g.a.lea(rm, at(mb, g.d32(mo)))
+	if far(mo) {
+		g.a.movImm64(rm, mo)
+		g.a.addRR(rm, mb)
+	} else {
+		g.a.lea(rm, at(mb, int32(mo)))
+	}
 	g.a.movImm(rc, g.d32(count/u))
 	top := g.a.pc()
 	g.nodes(c, rm, 0, stride, u)
 	g.flush()
-	g.a.addImm(rm, g.d32(u*stride))
+	g.addConst(rm, u*stride)
 	g.a.dec(rc)
 	g.a.jcc(condNE, top)
 	g.nodes(c, rm, 0, stride, count%u)
@@ -572,7 +639,7 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 		top := g.a.pc()
 		g.nodes(c, rdi, 0, stride, u)
 		g.flush()
-		g.a.addImm(rdi, g.d32(u*stride))
+		g.addConst(rdi, u*stride)
 		g.a.subImm(rcx, int32(u))
 		g.a.cmpImm(rcx, int32(u))
 		g.a.jcc(condAE, top)
@@ -583,7 +650,7 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	top := g.a.pc()
 	g.node(c, rdi, 0)
 	g.flush()
-	g.a.addImm(rdi, g.d32(stride))
+	g.addConst(rdi, stride)
 	g.a.dec(rcx)
 	g.a.jcc(condNE, top)
 	if rem >= 0 {

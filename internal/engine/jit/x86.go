@@ -260,9 +260,10 @@ const (
 	condAE = 0x3
 	condE  = 0x4
 	condNE = 0x5
+	condA  = 0x7 // above (unsigned)
 )
 
-var condNames = map[byte]string{condB: "jb", condAE: "jae", condE: "je", condNE: "jne"}
+var condNames = map[byte]string{condB: "jb", condAE: "jae", condE: "je", condNE: "jne", condA: "ja"}
 
 // jcc jumps to target if the condition holds; target < 0 means a forward
 // jump whose displacement is patched later: jcc returns the position of

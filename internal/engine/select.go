@@ -75,7 +75,8 @@ var backends = []backend{
 // Select returns the engine of p for c and the reason for the choice.
 // Auto and Native run native code when a backend takes p (the compiled
 // engine is its base), the compiled engine otherwise; a nil p (a type
-// not compiled) runs on the reference engine whatever was asked. Engines
+// without a program; every committed type has one since programs share
+// sub-programs) runs on the reference engine whatever was asked. Engines
 // build their plans, and native code its code, on first use (Prepare
 // builds them now).
 func Select(p *dame.Program, c Caps) (Engine, Reason) {
@@ -83,7 +84,7 @@ func Select(p *dame.Program, c Caps) (Engine, Reason) {
 	case c.Want == KindReference:
 		return NewReference(c.Type), Reason{KindReference, "asked"}
 	case p == nil:
-		return NewReference(c.Type), Reason{KindReference, "the type is not compiled (its expansion is too large)"}
+		return NewReference(c.Type), Reason{KindReference, "the type has no program"}
 	case c.Want == KindInterpreter:
 		return NewInterp(p, c.Level), Reason{KindInterpreter, "asked"}
 	case c.Want == KindCompiled:

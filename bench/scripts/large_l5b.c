@@ -1,5 +1,5 @@
 /* issue 21 (bench/RESULTS.md §18): L5b L pack (128^3 of 256^3 doubles, 1 KiB rows) with PREFETCHT0 rows ahead.
-   gcc -O2 -march=native -o /tmp/l5b bench/scripts/large_l5b.c && /work/wt/measure.sh /tmp/l5b   (best of the rounds, µs) */
+   gcc -O2 -march=native -o /tmp/l5b bench/scripts/large_l5b.c && bench/scripts/measure.sh /tmp/l5b   (best of the rounds, µs) */
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* issue 21 (bench/RESULTS.md §18): L8 L (131072 blocks of 128 bytes, 256 apart) pack/unpack: zmm vs ymm moves, PREFETCHT0/PREFETCHW distances.
-   gcc -O2 -march=native -o /tmp/l8 bench/scripts/large_l8.c && /work/wt/measure.sh /tmp/l8   (best of the rounds, µs) */
+   gcc -O2 -march=native -o /tmp/l8 bench/scripts/large_l8.c && bench/scripts/measure.sh /tmp/l8   (best of the rounds, µs) */
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <stdio.h>

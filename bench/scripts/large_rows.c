@@ -1,5 +1,5 @@
 /* issue 21 (bench/RESULTS.md §18): L5a L pack (1448 rows of 11584 bytes, 11776 apart) by per-row methods, and a whole-buffer memcpy.
-   gcc -O2 -march=native -o /tmp/rows bench/scripts/large_rows.c && /work/wt/measure.sh /tmp/rows   (best of the rounds, µs)
+   gcc -O2 -march=native -o /tmp/rows bench/scripts/large_rows.c && bench/scripts/measure.sh /tmp/rows   (best of the rounds, µs)
    The argument is the packed buffer's offset from a page (0, 16). */
 #define _GNU_SOURCE
 #include <immintrin.h>

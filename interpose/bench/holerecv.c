@@ -1,6 +1,6 @@
 /* holerecv.c - Open MPI, no library (docs/interpose.md, "Truncated receives
    on Open MPI"): mpicc.openmpi -O2 -o /tmp/holerecv interpose/bench/holerecv.c &&
-   /work/wt/measure.sh mpirun.openmpi --oversubscribe -np 2 /tmp/holerecv
+   /work/wt/measure.sh mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 /tmp/holerecv
 
    A/B in one run: ping-pong of n bytes where both ranks receive either as
    n MPI_BYTE (A) or as one instance of the hole type (B: bytes 0..n-2 and n);

@@ -59,6 +59,7 @@ static int dir_recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st);
 static int recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
 	if (s->kind == PL_DIR) return dir_recvd(s, comm, rc, st);
 	if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) return rc;
+	if (s->hole) ddt_rfix(s->mem, s->cap, st);
 	int prc;
 	int64_t done;
 	if (rc == MPI_SUCCESS && pl_finish(s, comm, st, &prc, &done)) {
@@ -76,7 +77,18 @@ static int recvd(const pl_sink *s, MPI_Comm comm, int rc, MPI_Status *st) {
 // ddtsink describes a staged receive of count instances of ti at buf into tmp (n bytes).
 static pl_sink ddtsink(const ddt_tinfo *ti, void *tmp, int64_t n, void *buf, int64_t count) {
 	pl_sink s;
+	memset(&s, 0, sizeof s);
 	s.kind = PL_DDT, s.mem = tmp, s.cap = n, s.ti = *ti, s.buf = buf, s.count = count;
+	s.rtype = MPI_BYTE, s.rcount = n;
+	return s;
+}
+
+// rsink describes a staged receive MPI makes into tmp: its type and count
+// bound what MPI writes there (ddt_rtype); once posted, rposted frees a
+// type of the receive's own.
+static pl_sink rsink(const ddt_tinfo *ti, void *tmp, int64_t n, void *buf, int64_t count) {
+	pl_sink s = ddtsink(ti, tmp, n, buf, count);
+	pl_rstage(&s);
 	return s;
 }
 
@@ -190,7 +202,7 @@ static pend *pnew(int recv, int persistent, const ddt_tinfo *ti, void *tmp, int6
 		return NULL;
 	}
 	if (recv) {
-		p->sink = ddtsink(ti, tmp, n, (void *)buf, count);
+		p->sink = tmp ? rsink(ti, tmp, n, (void *)buf, count) : ddtsink(ti, tmp, n, (void *)buf, count);
 		p->sink.ti.pin = p->pin;
 		p->sink.ti.key = 0; // the handle may be freed and reused while pending
 	}
@@ -205,16 +217,20 @@ static pend *prawnew(int persistent, const pl_sink *sink, MPI_Comm comm) {
 	p->recv = 1, p->persistent = persistent, p->active = !persistent;
 	p->pin = -1;
 	p->sink = *sink;
+	p->sink.rown = 0; // the caller frees the receive's type once posted
 	p->comm = comm;
 	if (sink->kind == PL_MPI) p->tmp = sink->mem, p->n = sink->cap; // released with the record
 	return p;
 }
 
-static void finish(pend *p, MPI_Status *st) {
+// finish completes p's operation, which MPI completed with status st and
+// error err (a truncated receive is unpacked only where a blocking one is:
+// recvd).
+static void finish(pend *p, MPI_Status *st, int err) {
 	if (p->recv && p->active) {
 		int cancelled = 0;
 		PMPI_Test_cancelled(st, &cancelled);
-		if (!cancelled) recvd(&p->sink, p->comm, MPI_SUCCESS, st);
+		if (!cancelled) recvd(&p->sink, p->comm, err, st);
 		if (p->ovr) {
 			st->MPI_SOURCE = p->osource, st->MPI_TAG = p->otag;
 			PMPI_Status_set_elements_x(st, MPI_BYTE, p->on);
@@ -238,17 +254,22 @@ static pend *claim(MPI_Request r) {
 // settle finishes the claimed record p of request old once MPI completed
 // it (completed, status st; now is the handle MPI left, MPI_REQUEST_NULL
 // for a freed request), or puts it back.
-static void settle(pend *p, MPI_Request old, MPI_Request now, int completed, MPI_Status *st) {
+static void settle(pend *p, MPI_Request old, MPI_Request now, int completed, MPI_Status *st, int err) {
 	if (!p) return;
 	if (!p->persistent) {
 		if (completed && now == MPI_REQUEST_NULL) {
-			finish(p, st);
+			finish(p, st, err);
 			prelease(p);
 		} else {
 			preg(old, p);
 		}
-	} else if (completed && p->active) {
-		finish(p, st);
+	} else {
+		if (completed && p->active) finish(p, st, err);
+		if (now == MPI_REQUEST_NULL && pget(old, 0) == p && pget(old, 1) == p) {
+			// Open MPI frees a persistent request whose receive failed
+			// (a truncation): its handle is gone, so is the record
+			prelease(p);
+		}
 	}
 }
 
@@ -287,7 +308,7 @@ static void reap(int wait) {
 			continue;
 		}
 		o->p->active = 1;
-		finish(o->p, &st);
+		finish(o->p, &st, MPI_SUCCESS);
 		if (o->r != MPI_REQUEST_NULL) PMPI_Request_free(&o->r);
 		prelease(o->p);
 		*q = o->next;
@@ -341,7 +362,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 	pend *p = claim(old);
 	MPI_Status st;
 	int rc = PMPI_Wait(request, &st);
-	settle(p, old, *request, rc == MPI_SUCCESS || *request == MPI_REQUEST_NULL, &st);
+	settle(p, old, *request, rc == MPI_SUCCESS || *request == MPI_REQUEST_NULL, &st, rc);
 	if (status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
 }
@@ -354,7 +375,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 	MPI_Status st;
 	*flag = 0;
 	int rc = PMPI_Test(request, flag, &st);
-	settle(p, old, *request, *flag, &st);
+	settle(p, old, *request, *flag, &st, rc);
 	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
 }
@@ -386,10 +407,11 @@ static int claim_all(claims *c, int n, MPI_Request reqs[]) {
 	return 1;
 }
 
-// settle_one settles request i as completed with status st.
-static void settle_one(claims *c, MPI_Request reqs[], int i, MPI_Status *st) {
+// settle_one settles request i as completed with status st; rc is the
+// call's return code (MPI_ERR_IN_STATUS: st has the request's error).
+static void settle_one(claims *c, MPI_Request reqs[], int i, MPI_Status *st, int rc) {
 	if (i < 0 || i >= c->n || c->done[i]) return;
-	settle(c->p[i], c->old[i], reqs[i], 1, st);
+	settle(c->p[i], c->old[i], reqs[i], 1, st, rc == MPI_ERR_IN_STATUS ? st->MPI_ERROR : rc);
 	c->done[i] = 1;
 }
 
@@ -397,7 +419,7 @@ static void settle_one(claims *c, MPI_Request reqs[], int i, MPI_Status *st) {
 // releases the arrays.
 static void settle_rest(claims *c, MPI_Request reqs[]) {
 	for (int i = 0; i < c->n; i++)
-		if (!c->done[i]) settle(c->p[i], c->old[i], reqs[i], 0, NULL);
+		if (!c->done[i]) settle(c->p[i], c->old[i], reqs[i], 0, NULL, MPI_SUCCESS);
 	if (c->old != c->obuf) free(c->old);
 	if (c->p != c->pbuf) free(c->p);
 	if (c->done != c->dbuf) free(c->done);
@@ -411,7 +433,7 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status) {
 		return PMPI_Waitany(count, reqs, index, status);
 	MPI_Status st;
 	int rc = PMPI_Waitany(count, reqs, index, &st);
-	if (*index != MPI_UNDEFINED) settle_one(&c, reqs, *index, &st);
+	if (*index != MPI_UNDEFINED) settle_one(&c, reqs, *index, &st, rc);
 	settle_rest(&c, reqs);
 	if (status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
@@ -425,7 +447,7 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
 	MPI_Status st;
 	*flag = 0;
 	int rc = PMPI_Testany(count, reqs, index, flag, &st);
-	if (*flag && *index != MPI_UNDEFINED) settle_one(&c, reqs, *index, &st);
+	if (*flag && *index != MPI_UNDEFINED) settle_one(&c, reqs, *index, &st, rc);
 	settle_rest(&c, reqs);
 	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
@@ -441,7 +463,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
 	int rc = PMPI_Request_get_status(request, flag, &st);
 	if (rc == MPI_SUCCESS && *flag) {
 		pend *p = pget(request, 0);
-		if (p && p->recv && p->active) finish(p, &st);
+		if (p && p->recv && p->active) finish(p, &st, MPI_SUCCESS);
 	}
 	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
 	return rc;
@@ -459,7 +481,7 @@ static int all(int test, int count, MPI_Request reqs[], int *flag, MPI_Status st
 	if (f && (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)) {
 		for (int i = 0; i < count; i++) {
 			if (rc == MPI_ERR_IN_STATUS && sts[i].MPI_ERROR == MPI_ERR_PENDING) continue;
-			settle_one(&c, reqs, i, &sts[i]);
+			settle_one(&c, reqs, i, &sts[i], rc);
 		}
 	}
 	settle_rest(&c, reqs);
@@ -491,7 +513,7 @@ static int some(int test, int incount, MPI_Request reqs[], int *outcount, int in
 	int rc = test ? PMPI_Testsome(incount, reqs, outcount, indices, sts)
 		      : PMPI_Waitsome(incount, reqs, outcount, indices, sts);
 	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
-		for (int k = 0; k < *outcount; k++) settle_one(&c, reqs, indices[k], &sts[k]);
+		for (int k = 0; k < *outcount; k++) settle_one(&c, reqs, indices[k], &sts[k], rc);
 	settle_rest(&c, reqs);
 	if (sts != statuses) free(sts);
 	return rc;
@@ -743,6 +765,7 @@ static int irecv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source
 	else
 #endif
 		rc = PMPI_Irecv(b, (int)c, t, source, tag, comm, request);
+	if (p) pl_rposted(&s);
 	if (p) {
 		if (rc == MPI_SUCCESS) preg(*request, p);
 		else prelease(p);
@@ -824,8 +847,10 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 1);
 	if (ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
-		pl_sink s = ddtsink(&ti, tmp, n, buf, count);
-		int rc = recvd(&s, comm, PMPI_Recv_c(tmp, n, MPI_BYTE, source, tag, comm, &st), &st);
+		pl_sink s = rsink(&ti, tmp, n, buf, count);
+		int rc = PMPI_Recv_c(tmp, s.rcount, s.rtype, source, tag, comm, &st);
+		pl_rposted(&s);
+		rc = recvd(&s, comm, rc, &st);
 		ddt_buf_put(tmp, n);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
@@ -857,7 +882,8 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
 			p->comm = comm;
-			int rc = PMPI_Irecv_c(tmp, n, MPI_BYTE, source, tag, comm, request);
+			int rc = PMPI_Irecv_c(tmp, p->sink.rcount, p->sink.rtype, source, tag, comm, request);
+			pl_rposted(&p->sink);
 			if (rc == MPI_SUCCESS) preg(*request, p);
 			else prelease(p);
 			return rc;
@@ -898,8 +924,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 0);
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
-		pl_sink s = ddtsink(&ti, tmp, n, buf, count);
-		int rc = recvd(&s, comm, PMPI_Recv(tmp, (int)n, MPI_BYTE, source, tag, comm, &st), &st);
+		pl_sink s = rsink(&ti, tmp, n, buf, count);
+		int rc = PMPI_Recv(tmp, (int)s.rcount, s.rtype, source, tag, comm, &st);
+		pl_rposted(&s);
+		rc = recvd(&s, comm, rc, &st);
 		ddt_buf_put(tmp, n);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
@@ -931,7 +959,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
 			p->comm = comm;
-			int rc = PMPI_Irecv(tmp, (int)n, MPI_BYTE, source, tag, comm, request);
+			int rc = PMPI_Irecv(tmp, (int)p->sink.rcount, p->sink.rtype, source, tag, comm, request);
+			pl_rposted(&p->sink);
 			if (rc == MPI_SUCCESS) preg(*request, p);
 			else prelease(p);
 			return rc;
@@ -954,8 +983,10 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 		return deliver(h, buf, count, datatype, c, status);
 	}
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
-		s = ddtsink(&ti, tmp, n, buf, count);
-		int rc = recvd(&s, MPI_COMM_NULL, PMPI_Mrecv(tmp, (int)n, MPI_BYTE, message, &st), &st);
+		s = rsink(&ti, tmp, n, buf, count);
+		int rc = PMPI_Mrecv(tmp, (int)s.rcount, s.rtype, message, &st);
+		pl_rposted(&s);
+		rc = recvd(&s, MPI_COMM_NULL, rc, &st);
 		ddt_buf_put(tmp, n);
 		if (status != MPI_STATUS_IGNORE) *status = st;
 		return rc;
@@ -987,7 +1018,8 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
-			int rc = PMPI_Imrecv(tmp, (int)n, MPI_BYTE, message, request);
+			int rc = PMPI_Imrecv(tmp, (int)p->sink.rcount, p->sink.rtype, message, request);
+			pl_rposted(&p->sink);
 			if (rc == MPI_SUCCESS) preg(*request, p);
 			else prelease(p);
 			return rc;
@@ -999,6 +1031,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	if (request && pl_raw(buf, count, datatype, &s) && !(p = prawnew(0, &s, MPI_COMM_NULL))) pl_sink_free(&s);
 	int rc = p ? PMPI_Imrecv(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), message, request)
 		   : PMPI_Imrecv(buf, count, datatype, message, request);
+	if (p) pl_rposted(&s);
 	if (p) {
 		if (rc == MPI_SUCCESS) preg(*request, p);
 		else prelease(p);
@@ -1051,12 +1084,12 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 			source, recvtag, comm, status);
 	if (!pipe && ss && !(stmp = packed(&sti, sendbuf, sendcount, sn))) ss = 0;
 	if (rs && !(rtmp = ddt_buf_get(rn))) rs = 0;
-	if (rs) s = ddtsink(&rti, rtmp, rn, recvbuf, recvcount);
+	if (rs) s = rsink(&rti, rtmp, rn, recvbuf, recvcount);
 	MPI_Status st;
 	// where the receive lands: staged for ddt, or as pl_raw says, or the user's
 	void *rb = rs ? rtmp : rraw ? pl_rbuf(&s, recvbuf) : recvbuf;
-	int rc_ = rs ? (int)rn : rraw ? (int)pl_rcount(&s, recvcount) : (int)recvcount;
-	MPI_Datatype rt = rs ? MPI_BYTE : rraw ? pl_rtype(&s, recvtype) : recvtype;
+	int rc_ = rs ? (int)s.rcount : rraw ? (int)pl_rcount(&s, recvcount) : (int)recvcount;
+	MPI_Datatype rt = rs ? s.rtype : rraw ? pl_rtype(&s, recvtype) : recvtype;
 	if (pipe) { // packet 0 is on its way: receive, then wait for it
 		rc = PMPI_Recv(rb, rc_, rt, source, recvtag, comm, &st);
 		int wrc = PMPI_Wait(&r0, MPI_STATUS_IGNORE);
@@ -1066,6 +1099,7 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 		rc = PMPI_Sendrecv(ss ? stmp : sendbuf, ss ? (int)sn : (int)sendcount, ss ? MPI_BYTE : sendtype, dest,
 			sendtag, rb, rc_, rt, source, recvtag, comm, &st);
 	}
+	if (rs || rraw) pl_rposted(&s);
 	if (rs || rraw || rdir) rc = recvd(&s, comm, rc, &st);
 	if (rraw) pl_sink_free(&s);
 	ddt_buf_put(stmp, sn);
@@ -1096,28 +1130,33 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	void *p0;
 	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (rtmp = ddt_buf_get(n))) {
 		MPI_Status st;
-		pl_sink s = ddtsink(&ti, rtmp, n, buf, count);
+		pl_sink s = rsink(&ti, rtmp, n, buf, count);
 		if (pl_send('S', &ti, buf, count, n, dest, sendtag, comm, &r0, &p0, &rc)) {
 			// every packet is packed: buf may take the receive
 			if (rc == MPI_SUCCESS) {
-				rc = recvd(&s, comm, PMPI_Recv(rtmp, (int)n, MPI_BYTE, source, recvtag, comm, &st), &st);
+				rc = PMPI_Recv(rtmp, (int)s.rcount, s.rtype, source, recvtag, comm, &st);
+				pl_rposted(&s);
+				rc = recvd(&s, comm, rc, &st);
 				int wrc = PMPI_Wait(&r0, MPI_STATUS_IGNORE);
 				ddt_buf_put(p0, PL_L0);
 				if (rc == MPI_SUCCESS) rc = wrc;
 				if (status != MPI_STATUS_IGNORE) *status = st;
 			}
+			pl_rposted(&s);
 			ddt_buf_put(rtmp, n);
 			return rc;
 		}
 		if ((stmp = packed(&ti, buf, count, n))) {
-			rc = PMPI_Sendrecv(stmp, (int)n, MPI_BYTE, dest, sendtag, rtmp, (int)n, MPI_BYTE, source, recvtag,
-				comm, &st);
+			rc = PMPI_Sendrecv(stmp, (int)n, MPI_BYTE, dest, sendtag, rtmp, (int)s.rcount, s.rtype, source,
+				recvtag, comm, &st);
+			pl_rposted(&s);
 			rc = recvd(&s, comm, rc, &st);
 			ddt_buf_put(stmp, n);
 			ddt_buf_put(rtmp, n);
 			if (status != MPI_STATUS_IGNORE) *status = st;
 			return rc;
 		}
+		pl_rposted(&s);
 		ddt_buf_put(rtmp, n);
 	}
 	return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -1135,6 +1174,7 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 	int rc = p ? PMPI_Recv_init(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), source, tag,
 			     comm, request)
 		   : PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+	if (p) pl_rposted(&s);
 	if (p) {
 		if (rc == MPI_SUCCESS) preg(*request, p);
 		else prelease(p);
@@ -1168,7 +1208,9 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 		if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {         \
 			pend *p = pnew(RECV, 1, &ti, tmp, n, buf, count);                                                \
 			if (p) {                                                                                         \
-				int rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, peer, tag, comm, request);                       \
+				int rc = RECV ? PMPI_##NAME(tmp, (int)p->sink.rcount, p->sink.rtype, peer, tag, comm, request) \
+					      : PMPI_##NAME(tmp, (int)n, MPI_BYTE, peer, tag, comm, request);                        \
+				pl_rposted(&p->sink);                                                                        \
 				if (rc == MPI_SUCCESS) preg(*request, p);                                                    \
 				else prelease(p);                                                                            \
 				return rc;                                                                                   \

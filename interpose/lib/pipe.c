@@ -383,7 +383,21 @@ int pl_raw(void *buf, int64_t count, MPI_Datatype t, pl_sink *s) {
 	if (s->cap > INT_MAX || count > INT_MAX || !(s->mem = ddt_buf_get(s->cap))) return 0;
 	s->kind = PL_MPI;
 	s->buf = buf, s->count = count, s->type = t, s->tsize = size;
+	pl_rstage(s);
 	return 1;
+}
+
+// pl_rstage sets the type and count of a receive MPI makes into s->mem
+// (s->cap bytes): ddt_rtype's.
+void pl_rstage(pl_sink *s) {
+	s->rown = ddt_rtype(s->cap, &s->rtype, &s->rcount);
+	s->hole = s->rtype != MPI_BYTE;
+}
+
+// pl_rposted frees the type of s's receive, once posted, if it is s's own.
+void pl_rposted(pl_sink *s) {
+	if (s->rown) PMPI_Type_free(&s->rtype);
+	s->rown = 0;
 }
 
 // pl_unpack_mpi unpacks the got bytes of a PL_MPI receive (whole
@@ -395,6 +409,7 @@ void pl_unpack_mpi(const pl_sink *s, int64_t got) {
 }
 
 void pl_sink_free(pl_sink *s) {
+	pl_rposted(s);
 	if (s->kind == PL_MPI) ddt_buf_put(s->mem, s->cap);
 	s->kind = 0;
 }
@@ -402,8 +417,8 @@ void pl_sink_free(pl_sink *s) {
 // The buffer, count and type to give MPI for a receive into s (the user's
 // buf, count and t unless s is staged).
 void *pl_rbuf(const pl_sink *s, void *buf) { return s->kind == PL_MPI ? s->mem : buf; }
-int64_t pl_rcount(const pl_sink *s, int64_t count) { return s->kind == PL_MPI ? s->cap : count; }
-MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t) { return s->kind == PL_MPI ? MPI_BYTE : t; }
+int64_t pl_rcount(const pl_sink *s, int64_t count) { return s->kind == PL_MPI ? s->rcount : count; }
+MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t) { return s->kind == PL_MPI ? s->rtype : t; }
 
 // ---- initialization -------------------------------------------------------------
 

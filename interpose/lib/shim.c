@@ -321,10 +321,12 @@ static int sclass(size_t n) {
 	return c;
 }
 
+// Every staging buffer has DDT_BUF_SLACK bytes more than asked: room for
+// the byte a staged receive on Open MPI puts past its n bytes (ddt_rtype).
 void *ddt_buf_get(int64_t n) {
-	if (n < 0) return NULL;
+	if (n < 0 || (uint64_t)n > SIZE_MAX - DDT_BUF_SLACK) return NULL;
 	int c = sclass((size_t)n);
-	if (((size_t)1 << c) < (size_t)n) return malloc((size_t)n ? (size_t)n : 1);
+	if (((size_t)1 << c) < (size_t)n) return malloc((size_t)n + DDT_BUF_SLACK);
 	void *p = NULL;
 	pthread_mutex_lock(&plock);
 	if (npool[c] > 0) {
@@ -332,7 +334,7 @@ void *ddt_buf_get(int64_t n) {
 		pooled -= (size_t)1 << c;
 	}
 	pthread_mutex_unlock(&plock);
-	return p ? p : malloc((size_t)1 << c);
+	return p ? p : malloc(((size_t)1 << c) + DDT_BUF_SLACK);
 }
 
 void ddt_buf_put(void *p, int64_t n) {
@@ -347,6 +349,93 @@ void ddt_buf_put(void *p, int64_t n) {
 	}
 	pthread_mutex_unlock(&plock);
 	free(p);
+}
+
+// ---- receive types --------------------------------------------------------
+
+// Open MPI 4.1 (ob1 with a BTL that reads the sender's memory, vader's
+// single copy) receives a rendezvous message into a receive it sees as one
+// contiguous block by reading the whole message there, whatever the
+// receive holds: a truncated receive of plain bytes writes past its
+// buffer. A receive whose type has a hole goes through Open MPI's
+// convertor, which stops at the end of the type. So on Open MPI a staged
+// receive of n bytes takes bytes 0..n-2 and n of its buffer (byte n-1 is
+// the hole), and ddt_rfix moves the last byte in place once it arrived.
+// The types are kept per n in a small table (the first RSLOTS sizes met in
+// each slot group); a receive of another size gets a type of its own that
+// its caller frees once the receive is posted.
+#ifdef OMPI_MAJOR_VERSION
+#define RSLOTS 256
+#define RWAYS 4
+static struct {
+	int64_t n;
+	MPI_Datatype t;
+} rtab[RSLOTS];
+static pthread_mutex_t rlock = PTHREAD_MUTEX_INITIALIZER;
+
+// rbuild makes the type of a receive of n bytes (n >= 2) with its hole.
+static int rbuild(int64_t n, MPI_Datatype *t) {
+	int64_t m = n - 1; // bytes before the hole
+	int rc;
+	if (m <= INT_MAX) {
+		int bl[2] = {(int)m, 1};
+		MPI_Aint d[2] = {0, (MPI_Aint)n};
+		rc = PMPI_Type_create_hindexed(2, bl, d, MPI_BYTE, t);
+	} else {
+		const int64_t chunk = (int64_t)1 << 30;
+		MPI_Datatype c;
+		if (m / chunk > INT_MAX || PMPI_Type_contiguous((int)chunk, MPI_BYTE, &c) != MPI_SUCCESS) return 0;
+		int bl[3] = {(int)(m / chunk), (int)(m % chunk), 1};
+		MPI_Aint d[3] = {0, (MPI_Aint)(m / chunk * chunk), (MPI_Aint)n};
+		MPI_Datatype ts[3] = {c, MPI_BYTE, MPI_BYTE};
+		rc = PMPI_Type_create_struct(3, bl, d, ts, t);
+		PMPI_Type_free(&c);
+	}
+	if (rc != MPI_SUCCESS) return 0;
+	if (PMPI_Type_commit(t) != MPI_SUCCESS) {
+		PMPI_Type_free(t);
+		return 0;
+	}
+	return 1;
+}
+#endif
+
+int ddt_rtype(int64_t n, MPI_Datatype *t, int64_t *count) {
+	*t = MPI_BYTE, *count = n;
+#ifdef OMPI_MAJOR_VERSION
+	if (n < 2) return 0; // a staged type has two bytes or more (ddt_staged)
+	size_t h = (size_t)(((uint64_t)n * 0x9E3779B97F4A7C15ull) >> 32) % (RSLOTS / RWAYS) * RWAYS;
+	MPI_Datatype nt;
+	pthread_mutex_lock(&rlock);
+	for (size_t i = h; i < h + RWAYS; i++) {
+		if (rtab[i].n == n) {
+			*t = rtab[i].t, *count = 1;
+			pthread_mutex_unlock(&rlock);
+			return 0;
+		}
+		if (rtab[i].n == 0) {
+			if (rbuild(n, &nt)) rtab[i].n = n, rtab[i].t = nt, *t = nt, *count = 1;
+			pthread_mutex_unlock(&rlock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&rlock);
+	if (!rbuild(n, &nt)) return 0;
+	*t = nt, *count = 1;
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+void ddt_rfix(char *mem, int64_t n, const MPI_Status *st) {
+#ifdef OMPI_MAJOR_VERSION
+	MPI_Count c = 0;
+	if (n >= 2 && PMPI_Get_elements_x(st, MPI_BYTE, &c) == MPI_SUCCESS && c != MPI_UNDEFINED && c >= n)
+		mem[n - 1] = mem[n];
+#else
+	(void)mem, (void)n, (void)st;
+#endif
 }
 
 // ---- set-up -------------------------------------------------------------

@@ -46,8 +46,18 @@ extern int ddt_stats_on;
 void ddt_init(void);
 int ddt_served(MPI_Datatype t, ddt_tinfo *out);
 int ddt_staged(MPI_Datatype t, int64_t count, ddt_tinfo *ti, int64_t *n);
+// ddt_buf_get returns a staging buffer of n bytes (and DDT_BUF_SLACK
+// more), or NULL; ddt_buf_put gives it back.
+#define DDT_BUF_SLACK 16
 void *ddt_buf_get(int64_t n);
 void ddt_buf_put(void *p, int64_t n);
+// ddt_rtype sets *t and *count to what a staged receive of n bytes into a
+// staging buffer gives MPI: n MPI_BYTE, or on Open MPI one instance of a
+// type that bounds what MPI writes (shim.c, "receive types"); then
+// ddt_rfix, given the receive's status, puts its bytes in place. It
+// returns 1 when *t is the caller's to free once the receive is posted.
+int ddt_rtype(int64_t n, MPI_Datatype *t, int64_t *count);
+void ddt_rfix(char *mem, int64_t n, const MPI_Status *st);
 void ddt_reap(void);
 // ddt_pending reports whether operations are pending (or freed requests owed work).
 int ddt_pending(void);
@@ -103,6 +113,12 @@ typedef struct {
 	int64_t count;
 	MPI_Datatype type;
 	int64_t tsize;
+	// a receive MPI makes into mem (PL_DDT, PL_MPI) is posted as rcount
+	// rtype (ddt_rtype: rown, the sink's to free once posted; hole, mem
+	// needs ddt_rfix when the receive completes)
+	MPI_Datatype rtype;
+	int64_t rcount;
+	int rown, hole;
 } pl_sink;
 
 extern MPI_Comm pl_comm;
@@ -120,6 +136,8 @@ void *pl_rbuf(const pl_sink *s, void *buf);
 int64_t pl_rcount(const pl_sink *s, int64_t count);
 MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t);
 int pl_candidate(int64_t cap);
+void pl_rstage(pl_sink *s);
+void pl_rposted(pl_sink *s);
 int pl_packet0(const char *mem, int64_t got);
 
 // held is a message a probe took off MPI (pipe.c, "probes").

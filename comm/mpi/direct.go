@@ -36,10 +36,11 @@ const maxDirectRuns = 1 << 20
 
 // directType is what the type cache knows of a type's direct datatype.
 type directType struct {
-	avg   int64          // the average run length of one instance; 0: never direct
-	built bool           // nt was tried
-	nt    C.MPI_Datatype // the committed direct datatype, if ok
-	ok    bool
+	avg    int64          // the average run length of one instance; 0: never direct
+	contig bool           // one run filling the extent: instances merge into one run
+	built  bool           // nt was tried
+	nt     C.MPI_Datatype // the committed direct datatype, if ok
+	ok     bool
 }
 
 // unitNames are the unit datatypes by size.
@@ -48,7 +49,7 @@ var unitNames = map[int64]string{8: "MPI_UINT64_T", 4: "MPI_UINT32_T", 2: "MPI_U
 // directStats walks the runs of one instance of t and returns their
 // number, whether they are regular (one length, one stride) and the
 // greatest power of two up to 8 dividing every run, offset, lb and extent.
-func directStats(t *ddt.Committed) (runs int64, regular bool, unit int64) {
+func directStats(t *ddt.Committed) (runs int64, regular bool, unit int64, contig bool) {
 	unit = 8
 	fit := func(x int64) {
 		for unit > 1 && x%unit != 0 {
@@ -77,13 +78,14 @@ func directStats(t *ddt.Committed) (runs int64, regular bool, unit int64) {
 		prev = off
 		runs++
 	}
-	return runs, regular, unit
+	contig = runs == 1 && len0 == t.Type().Extent()
+	return runs, regular, unit, contig
 }
 
-// direct returns the direct datatype of t if its runs average at least
-// threshold bytes (threshold < 0: never), building it on first use. w.mu
-// is held.
-func (c *typeCache) direct(t *ddt.Committed, threshold int) (C.MPI_Datatype, bool) {
+// direct returns the direct datatype of t if the runs of count instances
+// average at least threshold bytes (threshold < 0: never), building it on
+// first use. w.mu is held.
+func (c *typeCache) direct(t *ddt.Committed, count int64, threshold int) (C.MPI_Datatype, bool) {
 	dt := t.Type()
 	if threshold < 0 || dt.Size() == 0 {
 		return nil0(), false
@@ -92,11 +94,15 @@ func (c *typeCache) direct(t *ddt.Committed, threshold int) (C.MPI_Datatype, boo
 	if !ok {
 		d = &directType{}
 		c.directs[dt] = d
-		if runs, _, _ := directStats(t); runs > 0 && runs <= maxDirectRuns {
-			d.avg = dt.Size() / runs
+		if runs, _, _, contig := directStats(t); runs > 0 && runs <= maxDirectRuns {
+			d.avg, d.contig = dt.Size()/runs, contig
 		}
 	}
-	if d.avg == 0 || d.avg < int64(threshold) {
+	avg := d.avg
+	if d.contig {
+		avg = dt.Size() * count
+	}
+	if avg == 0 || avg < int64(threshold) {
 		return nil0(), false
 	}
 	if !d.built {
@@ -110,7 +116,7 @@ func (c *typeCache) direct(t *ddt.Committed, threshold int) (C.MPI_Datatype, boo
 // datatype of t; ok is false if MPI refuses it or packs it differently.
 func (c *typeCache) buildDirect(t *ddt.Committed) (C.MPI_Datatype, bool) {
 	dt := t.Type()
-	runs, regular, unit := directStats(t)
+	runs, regular, unit, _ := directStats(t)
 	cs := C.CString(unitNames[unit])
 	u := C.ddt_named(cs)
 	C.free(unsafe.Pointer(cs))

@@ -97,7 +97,7 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	if (c.mode == Native || sig.Bytes > int64(c.inline)) && sig.Bytes > 0 && buf.Count <= math.MaxInt32 {
 		// a data message: directly from buf when its runs are long
 		w.mu.Lock()
-		nt, direct = w.types.direct(buf.Type, c.direct)
+		nt, direct = w.types.direct(buf.Type, buf.Count, c.direct)
 		w.mu.Unlock()
 	}
 	if !direct && c.mode == Native && sig.Bytes > 0 && buf.Count <= math.MaxInt32 {
@@ -475,7 +475,7 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 	nt, native := nil0(), false
 	if directFits(r.buf.Type, r.buf.Count, n) {
 		// a message that fills buf: directly into it when its runs are long
-		if nt, native = w.types.direct(r.buf.Type, r.direct); native {
+		if nt, native = w.types.direct(r.buf.Type, r.buf.Count, r.direct); native {
 			w.directRecvs++
 		}
 	}

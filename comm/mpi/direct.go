@@ -28,7 +28,7 @@ import (
 
 // DefaultDirect is the default Options.Direct: the average run length in
 // bytes from which data messages go directly.
-const DefaultDirect = 128
+const DefaultDirect = 512
 
 // maxDirectRuns bounds the runs of a direct datatype (its hindexed
 // arrays): a type with more runs per instance is staged.

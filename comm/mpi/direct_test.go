@@ -6,7 +6,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/comm"
@@ -30,11 +33,12 @@ func directCases(t *testing.T) []directCase {
 		return x
 	}
 	return []directCase{
-		{"vector", must(datatype.Vector(16, 32, 40, d)), true},                                       // 256-byte runs: hvector
+		{"vector", must(datatype.Vector(8, 64, 80, d)), true},                                        // 512-byte runs: hvector
 		{"contig", must(datatype.Contiguous(512, d)), true},                                          // one run
 		{"indexed", must(datatype.Indexed([]int64{100, 200, 212}, []int64{0, 150, 400}, d)), true},   // hindexed
 		{"shifted", must(datatype.Indexed([]int64{256, 256}, []int64{3, 300}, d)), true},             // hvector at an offset
 		{"resized", must(datatype.Resized(must(datatype.Vector(4, 128, 129, d)), -16, 8*600)), true}, // lb, extent moved
+		{"runs256", must(datatype.Vector(16, 32, 40, d)), false},                                     // below DefaultDirect
 		{"strided", must(datatype.Vector(512, 1, 2, d)), false},                                      // 8-byte runs: staged
 		{"halves", must(datatype.Vector(128, 4, 5, datatype.Of(datatype.Float))), false},             // not 512 doubles
 	}
@@ -85,7 +89,7 @@ func TestDirect(t *testing.T) {
 	if c0.Size() < 2 {
 		t.Skip("needs 2 ranks")
 	}
-	cases := directCases(t)[:6]
+	cases := directCases(t)[:7]
 	const count = 4
 	var errs []error
 	for _, m := range []Mode{Packed, Native} {
@@ -151,7 +155,7 @@ func TestDirectErrors(t *testing.T) {
 		}
 		return ct
 	}
-	vec, idx, halves := commit(cs[0].t), commit(cs[2].t), commit(cs[6].t)
+	vec, idx, halves := commit(cs[0].t), commit(cs[2].t), commit(cs[7].t)
 	var errs []error
 	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	switch c.Rank() {
@@ -215,5 +219,76 @@ func TestDirectErrors(t *testing.T) {
 	}
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDirectSweep measures, with DDT_MPI_DIRECT_SWEEP=1 and 2 ranks, the
+// ping-pong of a vector of doubles whose runs are 8 to 4096 bytes long,
+// in messages of 16 KiB to 1 MiB, staged (Packed, zero-copy off) against
+// direct (Packed, every data message zero-copy) against Native mode
+// (MPI's datatype of the vector), alternated in every round: the
+// measurement behind DefaultDirect.
+func TestDirectSweep(t *testing.T) {
+	if os.Getenv("DDT_MPI_DIRECT_SWEEP") == "" || testComm.Size() != 2 {
+		t.Skip("set DDT_MPI_DIRECT_SWEEP=1 and run with 2 ranks")
+	}
+	rounds := 15
+	if s := os.Getenv("DDT_MPI_DIRECT_ROUNDS"); s != "" {
+		fmt.Sscan(s, &rounds)
+	}
+	d := datatype.Of(datatype.Double)
+	ways := []struct {
+		name string
+		c    *Comm
+	}{
+		{"staged", testComm.WithMode(Packed).WithDirect(-1)},
+		{"direct", testComm.WithMode(Packed).WithDirect(1)},
+		{"native", testComm.WithMode(Native).WithDirect(-1)},
+	}
+	for _, total := range []int64{16 << 10, 1 << 20} {
+		for _, run := range []int64{8, 64, 128, 256, 512, 1024, 4096} {
+			vt, err := datatype.Vector(total/run, run/8, run/8+1, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ct, err := ddt.Commit(vt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf, _ := directImage(t, ct, 1, 0)
+			iters := int(max(4, min(200, (8<<20)/total)))
+			res := map[string][]float64{}
+			for r := -1; r < rounds; r++ {
+				for _, w := range ways {
+					if err := testComm.Barrier(); err != nil {
+						t.Fatal(err)
+					}
+					c := w.c
+					start := time.Now()
+					for range iters {
+						var err error
+						if c.Rank() == 0 {
+							if err = c.Send(buf, 1, 0); err == nil {
+								_, err = c.Recv(buf, 1, 0)
+							}
+						} else if _, err = c.Recv(buf, 0, 0); err == nil {
+							err = c.Send(buf, 0, 0)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+					}
+					if r >= 0 {
+						res[w.name] = append(res[w.name], float64(time.Since(start).Nanoseconds())/1e3/float64(iters))
+					}
+				}
+			}
+			if testComm.Rank() == 0 {
+				med := func(x []float64) float64 { slices.Sort(x); return x[len(x)/2] }
+				s, dm, n := med(res["staged"]), med(res["direct"]), med(res["native"])
+				t.Logf("%s %7d B runs %4d B: staged %8.1f µs, direct %8.1f µs (%.2fx), native %8.1f µs (%.2fx)  [medians of %d alternated rounds; speedup = staged/direct, staged/native]",
+					Library, total, run, s, dm, s/dm, n, s/n, rounds)
+			}
+		}
 	}
 }

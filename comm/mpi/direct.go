@@ -48,8 +48,10 @@ var unitNames = map[int64]string{8: "MPI_UINT64_T", 4: "MPI_UINT32_T", 2: "MPI_U
 
 // directStats walks the runs of one instance of t and returns their
 // number, whether they are regular (one length, one stride) and the
-// greatest power of two up to 8 dividing every run, offset, lb and extent.
-func directStats(t *ddt.Committed) (runs int64, regular bool, unit int64, contig bool) {
+// greatest power of two up to 8 dividing every run, offset, lb and extent;
+// contig reports one run that fills the extent. It stops counting past
+// limit runs.
+func directStats(t *ddt.Committed, limit int64) (runs int64, regular bool, unit int64, contig bool) {
 	unit = 8
 	fit := func(x int64) {
 		for unit > 1 && x%unit != 0 {
@@ -76,7 +78,9 @@ func directStats(t *ddt.Committed) (runs int64, regular bool, unit int64, contig
 			regular = false
 		}
 		prev = off
-		runs++
+		if runs++; runs > limit {
+			break
+		}
 	}
 	contig = runs == 1 && len0 == t.Type().Extent()
 	return runs, regular, unit, contig
@@ -94,7 +98,7 @@ func (c *typeCache) direct(t *ddt.Committed, count int64, threshold int) (C.MPI_
 	if !ok {
 		d = &directType{}
 		c.directs[dt] = d
-		if runs, _, _, contig := directStats(t); runs > 0 && runs <= maxDirectRuns {
+		if runs, _, _, contig := directStats(t, maxDirectRuns); runs > 0 && runs <= maxDirectRuns {
 			d.avg, d.contig = dt.Size()/runs, contig
 		}
 	}
@@ -116,7 +120,7 @@ func (c *typeCache) direct(t *ddt.Committed, count int64, threshold int) (C.MPI_
 // datatype of t; ok is false if MPI refuses it or packs it differently.
 func (c *typeCache) buildDirect(t *ddt.Committed) (C.MPI_Datatype, bool) {
 	dt := t.Type()
-	runs, regular, unit, _ := directStats(t)
+	runs, regular, unit, _ := directStats(t, maxDirectRuns)
 	cs := C.CString(unitNames[unit])
 	u := C.ddt_named(cs)
 	C.free(unsafe.Pointer(cs))

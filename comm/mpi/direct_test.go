@@ -224,7 +224,7 @@ func TestDirectErrors(t *testing.T) {
 
 // TestDirectSweep measures, with DDT_MPI_DIRECT_SWEEP=1 and 2 ranks, the
 // ping-pong of a vector of doubles whose runs are 8 to 4096 bytes long,
-// in messages of 16 KiB to 1 MiB, staged (Packed, zero-copy off) against
+// in messages of 16 KiB, 64 KiB and 1 MiB, staged (Packed, zero-copy off) against
 // direct (Packed, every data message zero-copy) against Native mode
 // (MPI's datatype of the vector), alternated in every round: the
 // measurement behind DefaultDirect.
@@ -245,8 +245,11 @@ func TestDirectSweep(t *testing.T) {
 		{"direct", testComm.WithMode(Packed).WithDirect(1)},
 		{"native", testComm.WithMode(Native).WithDirect(-1)},
 	}
-	for _, total := range []int64{16 << 10, 1 << 20} {
+	for _, total := range []int64{16 << 10, 64 << 10, 1 << 20} {
 		for _, run := range []int64{8, 64, 128, 256, 512, 1024, 4096} {
+			if run == 8 && total != 16<<10 {
+				continue
+			}
 			vt, err := datatype.Vector(total/run, run/8, run/8+1, d)
 			if err != nil {
 				t.Fatal(err)

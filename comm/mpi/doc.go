@@ -81,6 +81,22 @@
 // otherwise (Open MPI 4.1). Native sends count instances of the type, at
 // most 2^31-1; more are sent packed.
 //
+// # Zero-copy data messages
+//
+// A data message (every message above the inline limit in Packed mode,
+// every message in Native mode) of a type whose contiguous runs average
+// at least Options.Direct bytes (DefaultDirect, 512; Comm.WithDirect) goes
+// without packing: MPI moves it from and into the pinned Go buffer
+// through a datatype built once per type from ddt's runs of one instance
+// (Committed.Segments): an hvector of regular runs or an hindexed, of the
+// widest unsigned integer dividing every run, offset, lb and extent,
+// resized to the type's bounds, checked against ddt's reference engine
+// with MPI_Pack before first use. It moves exactly the packed stream's
+// bytes, so sender and receiver decide independently; a receive goes
+// directly only when the message fills it (a shorter message, a prefix,
+// is staged). Header, signature check, truncation and fault handling are
+// the same as for staged messages.
+//
 // # Reductions
 //
 // On the world communicator (the Comm of Init and its WithMode copies),

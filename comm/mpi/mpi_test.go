@@ -101,6 +101,15 @@ func TestSuite(t *testing.T) {
 	t.Run("packed-maxinline", func(t *testing.T) { runSuite(t, testComm.WithMode(Packed).WithInlineLimit(MaxInline)) })
 	t.Run("packed-to-native", func(t *testing.T) { runSuite(t, cross{testComm.WithMode(Native), testComm.WithMode(Packed)}) })
 	t.Run("native-to-packed", func(t *testing.T) { runSuite(t, cross{testComm.WithMode(Packed), testComm.WithMode(Native)}) })
+	// zero-copy data messages for every type (runs of any length), on one
+	// side or both
+	direct := func(m Mode) *Comm { return testComm.WithMode(m).WithInlineLimit(-1).WithDirect(1) }
+	staged := func(m Mode) *Comm { return testComm.WithMode(m).WithInlineLimit(-1).WithDirect(-1) }
+	t.Run("packed-direct", func(t *testing.T) { runSuite(t, direct(Packed)) })
+	t.Run("native-direct", func(t *testing.T) { runSuite(t, direct(Native)) })
+	t.Run("direct-to-staged", func(t *testing.T) { runSuite(t, cross{staged(Packed), direct(Packed)}) })
+	t.Run("staged-to-direct", func(t *testing.T) { runSuite(t, cross{direct(Packed), staged(Packed)}) })
+	t.Run("native-to-direct", func(t *testing.T) { runSuite(t, cross{direct(Packed), staged(Native)}) })
 	// raw mode is MPI itself: no signature checks
 	// (no RandomTypes: raw mode refuses the types the MPI library mis-packs)
 	t.Run("raw", func(t *testing.T) { runSuite(t, testComm.WithMode(Raw), "MismatchAndTruncate", "RandomTypes") })

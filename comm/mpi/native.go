@@ -33,7 +33,8 @@ type typeCache struct {
 	m        map[*datatype.Type]C.MPI_Datatype
 	failed   map[*datatype.Type]error
 	verified map[*datatype.Type]error // top-level types checked against ddt
-	derived  []C.MPI_Datatype         // to free at Finalize
+	directs  map[*datatype.Type]*directType
+	derived  []C.MPI_Datatype // to free at Finalize
 }
 
 // native returns the committed MPI datatype for t, building it (and its
@@ -210,6 +211,7 @@ func (c *typeCache) free() {
 	clear(c.m)
 	clear(c.failed)
 	clear(c.verified)
+	clear(c.directs)
 }
 
 // nonPositiveExtent reports whether t or a type in its tree holds data but

@@ -93,14 +93,20 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	// pack outside the lock: inline into the header message, or into a
 	// staging buffer, unless the data goes natively
 	var nt C.MPI_Datatype
-	native := false
-	if c.mode == Native && sig.Bytes > 0 && buf.Count <= math.MaxInt32 {
+	native, direct := false, false
+	if (c.mode == Native || sig.Bytes > int64(c.inline)) && sig.Bytes > 0 && buf.Count <= math.MaxInt32 {
+		// a data message: directly from buf when its runs are long
+		w.mu.Lock()
+		nt, direct = w.types.direct(buf.Type, buf.Count, c.direct)
+		w.mu.Unlock()
+	}
+	if !direct && c.mode == Native && sig.Bytes > 0 && buf.Count <= math.MaxInt32 {
 		w.mu.Lock()
 		nt, err = w.types.checked(buf.Type.Type())
 		w.mu.Unlock()
 		native = err == nil // else: send it packed
 	}
-	inline := !native && sig.Bytes <= int64(c.inline)
+	inline := !native && !direct && sig.Bytes <= int64(c.inline)
 	hlen := int64(hdrSize)
 	if inline {
 		hlen += sig.Bytes
@@ -110,7 +116,7 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	var db []byte
 	if inline {
 		db = hb[hdrSize:]
-	} else if !native && sig.Bytes > 0 {
+	} else if !native && !direct && sig.Bytes > 0 {
 		dptr, db = cbytes(sig.Bytes)
 	}
 	if db != nil {
@@ -159,7 +165,10 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	left++
 	dp := newPending(nil)
 	var rc C.int
-	if native {
+	if native || direct {
+		if direct {
+			w.directSends++
+		}
 		base, pn := pinned(buf.Data)
 		dp.done = func(r result) { pn.Unpin(); finish(r) }
 		rc = C.ddt_isend(base, C.longlong(buf.Origin), C.int(buf.Count), nt, C.int(wdest), C.int(dataTag), w.dcomm, dp.req)
@@ -364,7 +373,7 @@ func (c *Comm) Irecv(buf comm.Buffer, source, tag int) (*comm.Request, error) {
 		return c.rawRecv(buf, source, tag)
 	}
 	w := c.w
-	r := &recvOp{buf: buf, mode: c.mode, req: w.newRequest()}
+	r := &recvOp{buf: buf, mode: c.mode, direct: c.direct, req: w.newRequest()}
 	r.req.SetCancel(func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -402,7 +411,7 @@ func (c *Comm) recvBlocking(buf comm.Buffer, source, tag int) (comm.Status, erro
 		return comm.Status{}, errors.New("mpi: receive after Finalize")
 	}
 	r := w.pools.getRecv()
-	r.buf, r.mode = buf, c.mode
+	r.buf, r.mode, r.direct = buf, c.mode, c.direct
 	if _, m, ok := w.q.Post(c.ctx, source, tag, r); ok {
 		w.deliver(m, r)
 	}
@@ -455,33 +464,43 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 		return
 	}
 	fail := func(res result) error {
-		if res.code == 0 {
-			return nil
+		switch {
+		case res.code != 0:
+			return &Error{Op: "MPI_Irecv", Code: res.code}
+		case res.bytes != n:
+			return fmt.Errorf("recv from rank %d, tag %d: %d of %d bytes arrived: the send failed", src, tag, res.bytes, n)
 		}
-		return &Error{Op: "MPI_Irecv", Code: res.code}
+		return nil
 	}
-	if r.mode == Native && r.buf.Count <= math.MaxInt32 {
-		if nt, err := w.types.checked(r.buf.Type.Type()); err == nil {
-			base, pn := pinned(r.buf.Data)
-			p := w.pools.getPending(func(res result) { pn.Unpin(); r.finish(st, fail(res)) })
-			if err := check("MPI_Irecv", C.ddt_irecv(base, C.longlong(r.buf.Origin), C.int(r.buf.Count), nt,
-				C.int(wsrc), C.int(dataTag), w.dcomm, p.req)); err != nil {
-				pn.Unpin()
-				w.pools.putPending(p)
-				r.finish(st, err)
-				return
-			}
-			w.start(p)
+	nt, native := nil0(), false
+	if directFits(r.buf.Type, r.buf.Count, n) {
+		// a message that fills buf: directly into it when its runs are long
+		if nt, native = w.types.direct(r.buf.Type, r.buf.Count, r.direct); native {
+			w.directRecvs++
+		}
+	}
+	if !native && r.mode == Native && r.buf.Count <= math.MaxInt32 {
+		var err error
+		nt, err = w.types.checked(r.buf.Type.Type())
+		native = err == nil
+	}
+	if native {
+		base, pn := pinned(r.buf.Data)
+		p := w.pools.getPending(func(res result) { pn.Unpin(); r.finish(st, fail(res)) })
+		if err := check("MPI_Irecv", C.ddt_irecv(base, C.longlong(r.buf.Origin), C.int(r.buf.Count), nt,
+			C.int(wsrc), C.int(dataTag), w.dcomm, p.req)); err != nil {
+			pn.Unpin()
+			w.pools.putPending(p)
+			r.finish(st, err)
 			return
 		}
+		w.start(p)
+		return
 	}
 	// packed, or no native datatype: stage and unpack
 	sp, sb, scap := w.pools.getBuf(n)
 	p := w.pools.getPending(func(res result) {
 		err := fail(res)
-		if err == nil && res.bytes != n {
-			err = fmt.Errorf("recv from rank %d, tag %d: %d of %d bytes arrived: the send failed", src, tag, res.bytes, n)
-		}
 		if err == nil {
 			err = unpackInto(r.buf, sb)
 		}

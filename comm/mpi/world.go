@@ -65,6 +65,12 @@ type Options struct {
 	// a second message. 0 means 4 KiB, negative means never; it is capped
 	// at MaxInline.
 	InlineLimit int
+	// Direct is the average length in bytes of a type's contiguous runs
+	// from which its data messages (those that do not travel inline) go
+	// without packing: MPI moves them from and into the user's memory
+	// through a datatype of the runs (zero-copy; see docs/comm-mpi.md).
+	// 0 means DefaultDirect, negative means never.
+	Direct int
 }
 
 // header layout, little-endian 64-bit words: signature hash, elements,
@@ -109,6 +115,7 @@ type world struct {
 	hsent, hrecv, rsent, rrecv []int64
 	nextCtx                    uint32                    // the smallest communicator context not used yet
 	nativeReductions           int64                     // reductions MPI did, for tests
+	directSends, directRecvs   int64                     // data messages moved directly, for tests
 	named                      map[string]C.MPI_Datatype // predefined datatypes by C name, for reductions
 	reqNull                    C.MPI_Request             // MPI_REQUEST_NULL, MPI_DATATYPE_NULL: read once,
 	typeNull                   C.MPI_Datatype            // not by a cgo call per poll
@@ -124,9 +131,10 @@ type incoming struct {
 }
 
 type recvOp struct {
-	buf  comm.Buffer
-	mode Mode
-	req  *comm.Request // nil for a blocking Recv, which waits for done
+	buf    comm.Buffer
+	mode   Mode
+	direct int           // the receiving Comm's direct threshold
+	req    *comm.Request // nil for a blocking Recv, which waits for done
 	// a blocking Recv's outcome (req == nil)
 	done bool
 	st   comm.Status
@@ -186,6 +194,7 @@ type Comm struct {
 	w      *world
 	mode   Mode
 	inline int
+	direct int    // Options.Direct, resolved: < 0 never
 	rank   int    // in this communicator
 	group  []int  // the world rank of each rank
 	ctx    uint32 // context of point-to-point messages; ctx+1 is the collectives'
@@ -218,7 +227,7 @@ func Init(opts Options) (*Comm, error) {
 		C.MPI_Finalize()
 		return nil, fmt.Errorf("mpi: the MPI library provides thread level %d, at least MPI_THREAD_SERIALIZED is needed", provided)
 	}
-	w := &world{types: typeCache{m: map[*datatype.Type]C.MPI_Datatype{}, failed: map[*datatype.Type]error{}, verified: map[*datatype.Type]error{}}}
+	w := &world{types: typeCache{m: map[*datatype.Type]C.MPI_Datatype{}, failed: map[*datatype.Type]error{}, verified: map[*datatype.Type]error{}, directs: map[*datatype.Type]*directType{}}}
 	var comms [4]C.MPI_Comm
 	for i := range comms {
 		if err := check("MPI_Comm_dup", C.ddt_dup_world(&comms[i])); err != nil {
@@ -248,7 +257,7 @@ func Init(opts Options) (*Comm, error) {
 		group[i] = i
 	}
 	c := &Comm{w: w, rank: w.rank, group: group}
-	return c.WithMode(opts.Mode).withInline(opts.InlineLimit), nil
+	return c.WithMode(opts.Mode).withInline(opts.InlineLimit).withDirect(opts.Direct), nil
 }
 
 // hdrSlot is the size of a header receive buffer.
@@ -288,6 +297,24 @@ func (c *Comm) withInline(limit int) *Comm {
 	}
 	c.inline = limit
 	return c
+}
+
+func (c *Comm) withDirect(n int) *Comm {
+	switch {
+	case n == 0:
+		n = DefaultDirect
+	case n < 0:
+		n = -1
+	}
+	c.direct = n
+	return c
+}
+
+// WithDirect returns a Comm of the same world with another
+// Options.Direct (0: DefaultDirect, negative: never direct).
+func (c *Comm) WithDirect(n int) *Comm {
+	d := *c
+	return d.withDirect(n)
 }
 
 // WithInlineLimit returns a Comm of the same world with another

@@ -9,7 +9,13 @@
 //   - ddt-pack: packed by ddt (the committed type's engine), sent as
 //     contiguous bytes (Raw mode), unpacked by ddt;
 //   - comm-packed: the comm/mpi transport's own Packed mode (ddt packing,
-//     signature header, checked receive);
+//     signature header, checked receive; layouts of long runs go directly,
+//     zero-copy, above the inline limit);
+//   - comm-staged: Packed mode with zero-copy off (WithDirect(-1)): every
+//     message packed into a staging buffer; comm-direct1: every data
+//     message zero-copy (WithDirect(1)); comm-native: Native mode with
+//     zero-copy off; comm-native-direct: Native mode, default zero-copy
+//     (the last four only when named in -methods);
 //   - manual: the layout's hand-written Go loops (the C original's
 //     manual_loop), contiguous bytes in between;
 //   - bytes: the packed bytes only, no packing, through comm/mpi (Raw);
@@ -19,7 +25,7 @@
 // Rank 0 packs and sends the layout's send operation, rank 1 receives into
 // its recv operation's layout and answers the same way back. It prints
 // tab-separated R lines (library, layout, size, bytes, method, µs per round
-// trip: the median of 5 batches) that ../commbench/plot turns into a table
+// trip: the median of -rounds batches) that ../commbench/plot turns into a table
 // and an SVG. With -emit-c FILE it writes instead the C program that
 // measures the same layouts with MPI alone (MPI datatypes, MPI_Pack +
 // bytes, bytes), the baseline that shows the transport's own overhead.
@@ -51,6 +57,8 @@ func main() {
 	filter := flag.String("filter", "", "only layouts whose name starts with this")
 	budget := flag.Int64("budget", 64<<20, "bytes moved per batch (sets the round trips per batch)")
 	emitC := flag.String("emit-c", "", "write the C baseline program to this file and exit")
+	methodList := flag.String("methods", strings.Join(defaultMethods, ","), "methods to measure (also comm-staged, comm-direct1, comm-native, comm-native-direct)")
+	rounds := flag.Int("rounds", 5, "interleaved batches per method (the median is printed)")
 	flag.Parse()
 	pairs, err := layouts(strings.Split(*configs, ","), *filter)
 	if err != nil {
@@ -66,7 +74,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = run(c, pairs, *budget)
+	err = run(c, pairs, *budget, strings.Split(*methodList, ","), max(*rounds, 1))
 	if ferr := c.Finalize(); err == nil {
 		err = ferr
 	}
@@ -129,12 +137,24 @@ func newSide(op *ddtbench.Op) (*side, error) {
 	return s, nil
 }
 
-func run(c *mpi.Comm, pairs []pair, budget int64) error {
+// defaultMethods are the methods measured unless -methods names others.
+var defaultMethods = []string{"mpi-datatype", "ddt-pack", "comm-packed", "manual", "bytes", "c-bytes"}
+
+func run(c *mpi.Comm, pairs []pair, budget int64, methods []string, rounds int) error {
 	if c.Size() != 2 {
 		return fmt.Errorf("run with 2 ranks, not %d", c.Size())
 	}
 	raw := c.WithMode(mpi.Raw)
 	packedMode := c.WithMode(mpi.Packed)
+	comms := map[string]struct {
+		c   *mpi.Comm
+		tag int
+	}{
+		"comm-staged":        {packedMode.WithDirect(-1), 6},
+		"comm-direct1":       {packedMode.WithDirect(1), 7},
+		"comm-native":        {c.WithMode(mpi.Native).WithDirect(-1), 8},
+		"comm-native-direct": {c.WithMode(mpi.Native), 9},
+	}
 	byteT, err := ddt.Commit(datatype.Of(datatype.Byte))
 	if err != nil {
 		return err
@@ -181,7 +201,13 @@ func run(c *mpi.Comm, pairs []pair, budget int64) error {
 				func() error { _, err := raw.Recv(bytesBuf, peer, 4); return err },
 			},
 		}
-		methods := []string{"mpi-datatype", "ddt-pack", "comm-packed", "manual", "bytes", "c-bytes"}
+		for name, x := range comms {
+			cm, tag := x.c, x.tag
+			legs[name] = struct{ send, recv func() error }{
+				func() error { return cm.Send(typed, peer, tag) },
+				func() error { _, err := cm.Recv(typed, peer, tag); return err },
+			}
+		}
 		sp, su := p.send.Manual()
 		rp, ru := p.recv.Manual()
 		if sp != nil && su != nil && rp != nil && ru != nil { // both ranks agree
@@ -227,7 +253,7 @@ func run(c *mpi.Comm, pairs []pair, budget int64) error {
 		// warm up every method, then interleave their batches so that the
 		// machine's load drifts over all of them alike
 		samples := map[string][]float64{}
-		for round := -1; round < 5; round++ {
+		for round := -1; round < rounds; round++ {
 			for _, m := range active {
 				if err := c.Barrier(); err != nil {
 					return err
@@ -248,7 +274,7 @@ func run(c *mpi.Comm, pairs []pair, budget int64) error {
 		if me == 0 {
 			for _, m := range active {
 				slices.Sort(samples[m])
-				fmt.Printf("R\t%s\t%s\t%s\t%d\t%s\t%.3f\n", mpi.Library, op.Case, op.Config, op.Packed, m, samples[m][2])
+				fmt.Printf("R\t%s\t%s\t%s\t%d\t%s\t%.3f\n", mpi.Library, op.Case, op.Config, op.Packed, m, samples[m][len(samples[m])/2])
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 
 	"github.com/ddtlab/ddt/dame"
 )
@@ -234,7 +235,7 @@ func (g *gen) block(mb reg, mo, L int64) {
 	// a loop of four vector moves per iteration, RDX counting up to 0
 	// from minus the bytes it copies, then vector moves for the rest,
 	// the last one overlapping
-	w := int64(g.vec)
+	w := g.loopVec()
 	step := 4 * w
 	main := L / step * step
 	g.a.movImm(rdx, g.d32(-main))
@@ -327,10 +328,48 @@ func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 }
 
 // gathers reports whether instances of c, stride bytes apart, pack by
-// gather8: single 8-byte elements, not contiguous, with vector registers
-// of at least 32 bytes.
+// gather8: single 8-byte elements, not contiguous, less than
+// gatherMaxStride apart, with vector registers of at least 32 bytes.
 func (g *gen) gathers(c *dame.Node, stride int64) bool {
-	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 && !far(64*stride)
+	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 &&
+		stride < gatherMaxStride && stride > -gatherMaxStride && !far(64*stride)
+}
+
+// gatherMaxStride bounds the stride of gathered elements. Farther apart
+// (NAS_MG_x: doubles 2064 bytes apart, L3 M: 2896) every element is on a
+// line and nearly a page of its own, the loads miss, and scalar moves
+// (one load and one store each) measured faster than the groups of
+// gather8 both in cache and out of it: NAS_MG_x M pack 0.92 of MPICH's
+// speed gathered, 1.01 with scalar moves (bench/RESULTS.md §20). The
+// gathers' gain is on elements a few per line or page (L1: 192 bytes
+// apart). DDT_JIT_GATHERMAX=N sets it (for measurements).
+var gatherMaxStride = envInt("DDT_JIT_GATHERMAX", 1024)
+
+// unpackVec is the widest vector move of the unpack loops over long
+// blocks (a block longer than 8 vectors). Unpack stores into the caller's
+// memory at whatever alignment its rows have, and a 64-byte store not on
+// a 64-byte boundary writes two lines: the rows of L5b M (816 bytes, 48
+// mod 64) unpacked 0.52-0.89 of MPICH's speed with 64-byte stores,
+// 1.10-1.30 with 32-byte ones (bench/RESULTS.md §20). Pack's 64-byte
+// stores go to the packed buffer, whose bytes follow each other, and
+// stay. DDT_JIT_UNPACKVEC=16, 32 or 64 sets it (for measurements).
+var unpackVec = envInt("DDT_JIT_UNPACKVEC", 32)
+
+// envInt is the integer in environment variable k, else def.
+func envInt(k string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(k), 10, 64); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// loopVec is the vector width of the loops over long blocks.
+func (g *gen) loopVec() int64 {
+	w := int64(g.vec)
+	if !g.pack && unpackVec < w && (unpackVec == 16 || unpackVec == 32) {
+		w = unpackVec
+	}
+	return w
 }
 
 // gather8 packs k 8-byte elements, element i at memory mb+mo+i*stride,

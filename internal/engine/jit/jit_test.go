@@ -252,6 +252,9 @@ func TestShapes(t *testing.T) {
 		"gather37":    must(datatype.Vector(37, 1, 24, dbl)),                                  // loop of 16 and a remainder of 5
 		"gathernest":  must(datatype.Vector(20, 1, 50, must(datatype.Vector(3, 1, 7, dbl)))),  // gathers inside a loop body
 		"gatherneg":   must(datatype.Resized(must(datatype.Vector(2, 1, -5, dbl)), -40, 200)), // instances of two elements
+		"farelems":    must(datatype.Vector(37, 1, 258, dbl)),                                 // 2064 bytes apart: scalar moves, not gathered
+		"farneg":      must(datatype.Vector(21, 1, -200, dbl)),                                // 1600 bytes apart, backwards
+		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                // unpack loops of 32-byte moves, overlapping tails
 		// instances above the unit size: the Go side walks the blocks
 		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
 			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),
@@ -621,5 +624,66 @@ func TestThreshold(t *testing.T) {
 	afterEnv = 1 << 20
 	if th := threshold(pl); th != 1<<20 {
 		t.Errorf("DDT_JIT_AFTER=1M: threshold %d", th)
+	}
+}
+
+// TestMoveWidths checks the width choices of the amd64 code: 8-byte
+// elements gathered into vectors only when less than gatherMaxStride
+// apart, and unpack loops over long blocks without 64-byte stores into
+// memory (rows that are not a multiple of 64 bytes would split lines).
+func TestMoveWidths(t *testing.T) {
+	dbl := datatype.Of(datatype.Double)
+	must := func(ty *datatype.Type, err error) *datatype.Type {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ty
+	}
+	count := func(ty *datatype.Type, vec int, match func(text string) bool) int {
+		pr, err := generateArch(archAMD64, opt.Compile(ty), vec, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, l := range pr.g.a.txt {
+			if match(l.text) {
+				n++
+			}
+		}
+		return n
+	}
+	gathered := func(s string) bool { return strings.HasPrefix(s, "vmovhpd") }
+	near := must(datatype.Vector(1000, 1, 24, dbl))
+	far := must(datatype.Vector(1000, 1, gatherMaxStride/8, dbl))
+	farNeg := must(datatype.Vector(1000, 1, -gatherMaxStride/8, dbl))
+	for _, vec := range []int{32, 64} {
+		if n := count(near, vec, gathered); n == 0 {
+			t.Errorf("vec %d: elements 192 bytes apart not gathered", vec)
+		}
+		if n := count(far, vec, gathered); n != 0 {
+			t.Errorf("vec %d: elements %d bytes apart gathered (%d VMOVHPD)", vec, gatherMaxStride, n)
+		}
+		if n := count(farNeg, vec, gathered); n != 0 {
+			t.Errorf("vec %d: elements %d bytes apart backwards gathered (%d VMOVHPD)", vec, gatherMaxStride, n)
+		}
+	}
+	// unpack stores into memory through the pool registers, pack into the
+	// packed bytes at RSI
+	rows := must(datatype.Vector(9, 102, 130, dbl))
+	n, all := 0, 0
+	pr, err := generateArch(archAMD64, opt.Compile(rows), 64, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range pr.g.a.txt {
+		if strings.HasPrefix(l.text, "vmov") && strings.Contains(l.text, "], zmm") {
+			all++
+			if !strings.Contains(l.text, "[rsi") {
+				n++
+			}
+		}
+	}
+	if all == 0 || (unpackVec < 64 && n != 0) {
+		t.Errorf("rows of 816 bytes at vec 64: %d 64-byte stores, %d of them into memory (unpackVec %d)", all, n, unpackVec)
 	}
 }

@@ -535,16 +535,38 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
 	g.a.lea(rt, rip)
 	g.ref(g.dispTable(n), 0)
-	g.a.movImm(rc, g.d32(int64(nb)))
+	u := g.listUnroll(n)
+	g.a.movImm(rc, g.d32(int64(nb)/u))
 	top := g.a.pc()
-	g.a.load(8, rm, at(rt, 0))
-	g.a.addRR(rm, mb)
-	g.run(n.Blocklen, n.Child, rm, mo)
+	g.tableBlocks(n, rt, rm, mb, mo, u)
 	g.flush()
-	g.a.addImm(rt, 8)
+	g.a.addImm(rt, g.d32(8*u))
 	g.a.dec(rc)
 	g.a.jcc(condNE, top)
+	g.tableBlocks(n, rt, rm, mb, mo, int64(nb)%u)
+	g.flush()
 	g.free(rt, rm, rc)
+}
+
+// listUnroll is how many blocks of the BlockIndex n one iteration of its
+// table loop moves: up to 8 when a block is a few moves (SPECFEM3D_oc:
+// single floats, LAMMPS: one to three doubles), so that the loop's
+// counting and the table pointer's increment are paid once per 8 blocks
+// (MPICH's loop over the same list runs about as many instructions per
+// block as the loop of one block did: 0.87-0.92 of its speed).
+func (g *gen) listUnroll(n *dame.Node) int64 {
+	return unroll(g.runCost(n.Blocklen, n.Child), int64(len(n.Disps)))
+}
+
+// tableBlocks emits k blocks of the BlockIndex n whose displacements are
+// the table entries at rt on, their memory at mb+mo plus the entry (rm:
+// a scratch pool register).
+func (g *gen) tableBlocks(n *dame.Node, rt, rm, mb reg, mo, k int64) {
+	for j := int64(0); j < k; j++ {
+		g.a.load(8, rm, at(rt, g.d32(8*j)))
+		g.a.addRR(rm, mb)
+		g.run(n.Blocklen, n.Child, rm, mo)
+	}
 }
 
 // dispTable returns the table of n's displacements (one per node).

@@ -255,6 +255,9 @@ func TestShapes(t *testing.T) {
 		"farelems":    must(datatype.Vector(37, 1, 258, dbl)),                                 // 2064 bytes apart: scalar moves, not gathered
 		"farneg":      must(datatype.Vector(21, 1, -200, dbl)),                                // 1600 bytes apart, backwards
 		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                // unpack loops of 32-byte moves, overlapping tails
+		// table loops of 8 blocks per iteration and a remainder
+		"list1005": must(datatype.HIndexedBlock(1, bigDisps(r, 1005), datatype.Of(datatype.Float))),
+		"list2003": must(datatype.IndexedBlock(3, scaled(bigDisps(r, 2003), 3, 8), dbl)),
 		// instances above the unit size: the Go side walks the blocks
 		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
 			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),
@@ -307,6 +310,14 @@ func bigStructForTest(t *testing.T) *datatype.Type {
 }
 
 // bigDisps returns n distinct random multiples of 8.
+// scaled returns d times m divided by q.
+func scaled(d []int64, m, q int64) []int64 {
+	for i := range d {
+		d[i] = d[i] * m / q
+	}
+	return d
+}
+
 func bigDisps(r *rand.Rand, n int) []int64 {
 	p := r.Perm(2 * n)
 	d := make([]int64, n)

@@ -562,6 +562,21 @@ func (g *gen) listUnroll(n *dame.Node) int64 {
 // the table entries at rt on, their memory at mb+mo plus the entry (rm:
 // a scratch pool register).
 func (g *gen) tableBlocks(n *dame.Node, rt, rm, mb reg, mo, k int64) {
+	if c := n.Child; c.Op == dame.ContigFinal && c.Extent == c.Size && !g.long(sat(n.Blocklen, c.Size)) && !far(mo) {
+		// a block of a few moves: the entry indexes the memory operands
+		// (no address computed in a register of its own)
+		L := n.Blocklen * c.Size
+		w, m := g.moves(L)
+		for j := int64(0); j < k; j++ {
+			g.a.load(8, rm, at(rt, g.d32(8*j)))
+			for i := int64(0); i < m; i++ {
+				o := min(i*w, L-w)
+				g.move(w, mem{base: mb, index: rm, disp: g.d32(mo + o)}, at(rsi, g.d32(g.po+o)))
+			}
+			g.po += L
+		}
+		return
+	}
 	for j := int64(0); j < k; j++ {
 		g.a.load(8, rm, at(rt, g.d32(8*j)))
 		g.a.addRR(rm, mb)

@@ -613,14 +613,32 @@ func (g *gen) tableEntry(n *dame.Node) int {
 	g.ref(g.dispTable(n), 0)
 	g.a.lea(rt, mem{base: rt, index: r8, scale: 3})
 	g.free(r8)
+	// u blocks per iteration while at least u are left (as list), then
+	// one by one
+	u, rem := g.listUnroll(n), -1
+	if u > 1 {
+		g.a.cmpImm(rcx, int32(u))
+		rem = g.a.jcc(condB, -1)
+		top := g.a.pc()
+		g.tableBlocks(n, rt, rm, rdi, 0, u)
+		g.flush()
+		g.a.addImm(rt, int32(8*u))
+		g.a.subImm(rcx, int32(u))
+		g.a.cmpImm(rcx, int32(u))
+		g.a.jcc(condAE, top)
+		g.a.patch(rem, g.a.pc())
+		g.a.testRR(rcx)
+		rem = g.a.jcc(condE, -1)
+	}
 	top := g.a.pc()
-	g.a.load(8, rm, at(rt, 0))
-	g.a.addRR(rm, rdi)
-	g.run(n.Blocklen, n.Child, rm, 0)
+	g.tableBlocks(n, rt, rm, rdi, 0, 1)
 	g.flush()
 	g.a.addImm(rt, 8)
 	g.a.dec(rcx)
 	g.a.jcc(condNE, top)
+	if rem >= 0 {
+		g.a.patch(rem, g.a.pc())
+	}
 	g.free(rt, rm)
 	if g.ntUsed {
 		g.a.sfence()

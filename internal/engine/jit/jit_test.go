@@ -262,6 +262,7 @@ func TestShapes(t *testing.T) {
 		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
 			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),
 		"biglist":    must(datatype.HIndexedBlock(1, bigDisps(r, 40000), dbl)),
+		"biglist3":   must(datatype.IndexedBlock(3, scaled(bigDisps(r, 30001), 3, 8), dbl)), // block entries of 8 blocks per iteration and one by one
 		"bigvecs":    must(datatype.Vector(3, 1, 20000, must(datatype.Vector(9000, 1, 2, dbl)))),
 		"bigrows":    must(datatype.Vector(70, 1000, 1200, dbl)),
 		"bigstruct7": must(datatype.Contiguous(9000, must(datatype.Resized(s7, 0, 48)))),

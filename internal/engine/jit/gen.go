@@ -235,7 +235,7 @@ func (g *gen) block(mb reg, mo, L int64) {
 	// a loop of four vector moves per iteration, RDX counting up to 0
 	// from minus the bytes it copies, then vector moves for the rest,
 	// the last one overlapping
-	w := g.loopVec()
+	w := int64(g.vec)
 	step := 4 * w
 	main := L / step * step
 	g.a.movImm(rdx, g.d32(-main))
@@ -339,21 +339,11 @@ func (g *gen) gathers(c *dame.Node, stride int64) bool {
 // (NAS_MG_x: doubles 2064 bytes apart, L3 M: 2896) every element is on a
 // line and nearly a page of its own, the loads miss, and scalar moves
 // (one load and one store each) measured faster than the groups of
-// gather8 both in cache and out of it: NAS_MG_x M pack 0.92 of MPICH's
-// speed gathered, 1.01 with scalar moves (bench/RESULTS.md §20). The
-// gathers' gain is on elements a few per line or page (L1: 192 bytes
-// apart). DDT_JIT_GATHERMAX=N sets it (for measurements).
+// gather8: NAS_MG_x M pack 1.10x, L3 M 1.08x (bench/RESULTS.md §20);
+// MPICH and Open MPI move such elements one by one too. The gathers'
+// gain is on elements a few per line or page (L1: 192 bytes apart).
+// DDT_JIT_GATHERMAX=N sets it (for measurements).
 var gatherMaxStride = envInt("DDT_JIT_GATHERMAX", 1024)
-
-// unpackVec is the widest vector move of the unpack loops over long
-// blocks (a block longer than 8 vectors). Unpack stores into the caller's
-// memory at whatever alignment its rows have, and a 64-byte store not on
-// a 64-byte boundary writes two lines: the rows of L5b M (816 bytes, 48
-// mod 64) unpacked 0.52-0.89 of MPICH's speed with 64-byte stores,
-// 1.10-1.30 with 32-byte ones (bench/RESULTS.md §20). Pack's 64-byte
-// stores go to the packed buffer, whose bytes follow each other, and
-// stay. DDT_JIT_UNPACKVEC=16, 32 or 64 sets it (for measurements).
-var unpackVec = envInt("DDT_JIT_UNPACKVEC", 32)
 
 // envInt is the integer in environment variable k, else def.
 func envInt(k string, def int64) int64 {
@@ -361,15 +351,6 @@ func envInt(k string, def int64) int64 {
 		return v
 	}
 	return def
-}
-
-// loopVec is the vector width of the loops over long blocks.
-func (g *gen) loopVec() int64 {
-	w := int64(g.vec)
-	if !g.pack && unpackVec < w && (unpackVec == 16 || unpackVec == 32) {
-		w = unpackVec
-	}
-	return w
 }
 
 // gather8 packs k 8-byte elements, element i at memory mb+mo+i*stride,
@@ -551,18 +532,29 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 // listUnroll is how many blocks of the BlockIndex n one iteration of its
 // table loop moves: up to 8 when a block is a few moves (SPECFEM3D_oc:
 // single floats, LAMMPS: one to three doubles), so that the loop's
-// counting and the table pointer's increment are paid once per 8 blocks
-// (MPICH's loop over the same list runs about as many instructions per
-// block as the loop of one block did: 0.87-0.92 of its speed).
+// counting and the table pointer's increment are paid once per 8 blocks.
+// With tableBlocks' indexed operands a single float is 3 instructions
+// (8 before); measured: SPECFEM3D_oc M pack 1.25x, LAMMPS_full L pack
+// 1.12-1.19x, and in C the old loop took 1.17x the time of gcc's loop
+// over the same list (MPICH's), the new one the same (bench/RESULTS.md
+// §20).
 func (g *gen) listUnroll(n *dame.Node) int64 {
+	if !listUnrollOn {
+		return 1
+	}
 	return unroll(g.runCost(n.Blocklen, n.Child), int64(len(n.Disps)))
 }
+
+// listUnrollOn is cleared by DDT_JIT_LISTUNROLL=0 (for measurements: one
+// block per iteration, the memory address computed in a register, as
+// before).
+var listUnrollOn = os.Getenv("DDT_JIT_LISTUNROLL") != "0"
 
 // tableBlocks emits k blocks of the BlockIndex n whose displacements are
 // the table entries at rt on, their memory at mb+mo plus the entry (rm:
 // a scratch pool register).
 func (g *gen) tableBlocks(n *dame.Node, rt, rm, mb reg, mo, k int64) {
-	if c := n.Child; c.Op == dame.ContigFinal && c.Extent == c.Size && !g.long(sat(n.Blocklen, c.Size)) && !far(mo) {
+	if c := n.Child; listUnrollOn && c.Op == dame.ContigFinal && c.Extent == c.Size && !g.long(sat(n.Blocklen, c.Size)) && !far(mo) {
 		// a block of a few moves: the entry indexes the memory operands
 		// (no address computed in a register of its own)
 		L := n.Blocklen * c.Size

@@ -254,7 +254,7 @@ func TestShapes(t *testing.T) {
 		"gatherneg":   must(datatype.Resized(must(datatype.Vector(2, 1, -5, dbl)), -40, 200)), // instances of two elements
 		"farelems":    must(datatype.Vector(37, 1, 258, dbl)),                                 // 2064 bytes apart: scalar moves, not gathered
 		"farneg":      must(datatype.Vector(21, 1, -200, dbl)),                                // 1600 bytes apart, backwards
-		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                // unpack loops of 32-byte moves, overlapping tails
+		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                // loops over long rows, overlapping tails
 		// table loops of 8 blocks per iteration and a remainder
 		"list1005": must(datatype.HIndexedBlock(1, bigDisps(r, 1005), datatype.Of(datatype.Float))),
 		"list2003": must(datatype.IndexedBlock(3, scaled(bigDisps(r, 2003), 3, 8), dbl)),
@@ -641,8 +641,7 @@ func TestThreshold(t *testing.T) {
 
 // TestMoveWidths checks the width choices of the amd64 code: 8-byte
 // elements gathered into vectors only when less than gatherMaxStride
-// apart, and unpack loops over long blocks without 64-byte stores into
-// memory (rows that are not a multiple of 64 bytes would split lines).
+// apart.
 func TestMoveWidths(t *testing.T) {
 	dbl := datatype.Of(datatype.Double)
 	must := func(ty *datatype.Type, err error) *datatype.Type {
@@ -678,24 +677,5 @@ func TestMoveWidths(t *testing.T) {
 		if n := count(farNeg, vec, gathered); n != 0 {
 			t.Errorf("vec %d: elements %d bytes apart backwards gathered (%d VMOVHPD)", vec, gatherMaxStride, n)
 		}
-	}
-	// unpack stores into memory through the pool registers, pack into the
-	// packed bytes at RSI
-	rows := must(datatype.Vector(9, 102, 130, dbl))
-	n, all := 0, 0
-	pr, err := generateArch(archAMD64, opt.Compile(rows), 64, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range pr.g.a.txt {
-		if strings.HasPrefix(l.text, "vmov") && strings.Contains(l.text, "], zmm") {
-			all++
-			if !strings.Contains(l.text, "[rsi") {
-				n++
-			}
-		}
-	}
-	if all == 0 || (unpackVec < 64 && n != 0) {
-		t.Errorf("rows of 816 bytes at vec 64: %d 64-byte stores, %d of them into memory (unpackVec %d)", all, n, unpackVec)
 	}
 }

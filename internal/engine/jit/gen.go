@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 
 	"github.com/ddtlab/ddt/dame"
 )
@@ -327,10 +328,29 @@ func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 }
 
 // gathers reports whether instances of c, stride bytes apart, pack by
-// gather8: single 8-byte elements, not contiguous, with vector registers
-// of at least 32 bytes.
+// gather8: single 8-byte elements, not contiguous, less than
+// gatherMaxStride apart, with vector registers of at least 32 bytes.
 func (g *gen) gathers(c *dame.Node, stride int64) bool {
-	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 && !far(64*stride)
+	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 &&
+		stride < gatherMaxStride && stride > -gatherMaxStride && !far(64*stride)
+}
+
+// gatherMaxStride bounds the stride of gathered elements. Farther apart
+// (NAS_MG_x: doubles 2064 bytes apart, L3 M: 2896) every element is on a
+// line and nearly a page of its own, the loads miss, and scalar moves
+// (one load and one store each) measured faster than the groups of
+// gather8: NAS_MG_x M pack 1.10x, L3 M 1.08x (bench/RESULTS.md §20);
+// MPICH and Open MPI move such elements one by one too. The gathers'
+// gain is on elements a few per line or page (L1: 192 bytes apart).
+// DDT_JIT_GATHERMAX=N sets it (for measurements).
+var gatherMaxStride = envInt("DDT_JIT_GATHERMAX", 1024)
+
+// envInt is the integer in environment variable k, else def.
+func envInt(k string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(k), 10, 64); err == nil && v > 0 {
+		return v
+	}
+	return def
 }
 
 // gather8 packs k 8-byte elements, element i at memory mb+mo+i*stride,
@@ -496,16 +516,64 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
 	g.a.lea(rt, rip)
 	g.ref(g.dispTable(n), 0)
-	g.a.movImm(rc, g.d32(int64(nb)))
+	u := g.listUnroll(n)
+	g.a.movImm(rc, g.d32(int64(nb)/u))
 	top := g.a.pc()
-	g.a.load(8, rm, at(rt, 0))
-	g.a.addRR(rm, mb)
-	g.run(n.Blocklen, n.Child, rm, mo)
+	g.tableBlocks(n, rt, rm, mb, mo, u)
 	g.flush()
-	g.a.addImm(rt, 8)
+	g.a.addImm(rt, g.d32(8*u))
 	g.a.dec(rc)
 	g.a.jcc(condNE, top)
+	g.tableBlocks(n, rt, rm, mb, mo, int64(nb)%u)
+	g.flush()
 	g.free(rt, rm, rc)
+}
+
+// listUnroll is how many blocks of the BlockIndex n one iteration of its
+// table loop moves: up to 8 when a block is a few moves (SPECFEM3D_oc:
+// single floats, LAMMPS: one to three doubles), so that the loop's
+// counting and the table pointer's increment are paid once per 8 blocks.
+// With tableBlocks' indexed operands a single float is 3 instructions
+// (8 before); measured: SPECFEM3D_oc M pack 1.25x, LAMMPS_full L pack
+// 1.12-1.19x, and in C the old loop took 1.17x the time of gcc's loop
+// over the same list (MPICH's), the new one the same (bench/RESULTS.md
+// §20).
+func (g *gen) listUnroll(n *dame.Node) int64 {
+	if !listUnrollOn {
+		return 1
+	}
+	return unroll(g.runCost(n.Blocklen, n.Child), int64(len(n.Disps)))
+}
+
+// listUnrollOn is cleared by DDT_JIT_LISTUNROLL=0 (for measurements: one
+// block per iteration, the memory address computed in a register, as
+// before).
+var listUnrollOn = os.Getenv("DDT_JIT_LISTUNROLL") != "0"
+
+// tableBlocks emits k blocks of the BlockIndex n whose displacements are
+// the table entries at rt on, their memory at mb+mo plus the entry (rm:
+// a scratch pool register).
+func (g *gen) tableBlocks(n *dame.Node, rt, rm, mb reg, mo, k int64) {
+	if c := n.Child; listUnrollOn && c.Op == dame.ContigFinal && c.Extent == c.Size && !g.long(sat(n.Blocklen, c.Size)) && !far(mo) {
+		// a block of a few moves: the entry indexes the memory operands
+		// (no address computed in a register of its own)
+		L := n.Blocklen * c.Size
+		w, m := g.moves(L)
+		for j := int64(0); j < k; j++ {
+			g.a.load(8, rm, at(rt, g.d32(8*j)))
+			for i := int64(0); i < m; i++ {
+				o := min(i*w, L-w)
+				g.move(w, mem{base: mb, index: rm, disp: g.d32(mo + o)}, at(rsi, g.d32(g.po+o)))
+			}
+			g.po += L
+		}
+		return
+	}
+	for j := int64(0); j < k; j++ {
+		g.a.load(8, rm, at(rt, g.d32(8*j)))
+		g.a.addRR(rm, mb)
+		g.run(n.Blocklen, n.Child, rm, mo)
+	}
 }
 
 // dispTable returns the table of n's displacements (one per node).
@@ -537,14 +605,32 @@ func (g *gen) tableEntry(n *dame.Node) int {
 	g.ref(g.dispTable(n), 0)
 	g.a.lea(rt, mem{base: rt, index: r8, scale: 3})
 	g.free(r8)
+	// u blocks per iteration while at least u are left (as list), then
+	// one by one
+	u, rem := g.listUnroll(n), -1
+	if u > 1 {
+		g.a.cmpImm(rcx, int32(u))
+		rem = g.a.jcc(condB, -1)
+		top := g.a.pc()
+		g.tableBlocks(n, rt, rm, rdi, 0, u)
+		g.flush()
+		g.a.addImm(rt, int32(8*u))
+		g.a.subImm(rcx, int32(u))
+		g.a.cmpImm(rcx, int32(u))
+		g.a.jcc(condAE, top)
+		g.a.patch(rem, g.a.pc())
+		g.a.testRR(rcx)
+		rem = g.a.jcc(condE, -1)
+	}
 	top := g.a.pc()
-	g.a.load(8, rm, at(rt, 0))
-	g.a.addRR(rm, rdi)
-	g.run(n.Blocklen, n.Child, rm, 0)
+	g.tableBlocks(n, rt, rm, rdi, 0, 1)
 	g.flush()
 	g.a.addImm(rt, 8)
 	g.a.dec(rcx)
 	g.a.jcc(condNE, top)
+	if rem >= 0 {
+		g.a.patch(rem, g.a.pc())
+	}
 	g.free(rt, rm)
 	if g.ntUsed {
 		g.a.sfence()

@@ -252,10 +252,17 @@ func TestShapes(t *testing.T) {
 		"gather37":    must(datatype.Vector(37, 1, 24, dbl)),                                  // loop of 16 and a remainder of 5
 		"gathernest":  must(datatype.Vector(20, 1, 50, must(datatype.Vector(3, 1, 7, dbl)))),  // gathers inside a loop body
 		"gatherneg":   must(datatype.Resized(must(datatype.Vector(2, 1, -5, dbl)), -40, 200)), // instances of two elements
+		"farelems":    must(datatype.Vector(37, 1, 258, dbl)),                                 // 2064 bytes apart: scalar moves, not gathered
+		"farneg":      must(datatype.Vector(21, 1, -200, dbl)),                                // 1600 bytes apart, backwards
+		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                // loops over long rows, overlapping tails
+		// table loops of 8 blocks per iteration and a remainder
+		"list1005": must(datatype.HIndexedBlock(1, bigDisps(r, 1005), datatype.Of(datatype.Float))),
+		"list2003": must(datatype.IndexedBlock(3, scaled(bigDisps(r, 2003), 3, 8), dbl)),
 		// instances above the unit size: the Go side walks the blocks
 		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
 			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),
 		"biglist":    must(datatype.HIndexedBlock(1, bigDisps(r, 40000), dbl)),
+		"biglist3":   must(datatype.IndexedBlock(3, scaled(bigDisps(r, 30001), 3, 8), dbl)), // block entries of 8 blocks per iteration and one by one
 		"bigvecs":    must(datatype.Vector(3, 1, 20000, must(datatype.Vector(9000, 1, 2, dbl)))),
 		"bigrows":    must(datatype.Vector(70, 1000, 1200, dbl)),
 		"bigstruct7": must(datatype.Contiguous(9000, must(datatype.Resized(s7, 0, 48)))),
@@ -304,6 +311,14 @@ func bigStructForTest(t *testing.T) *datatype.Type {
 }
 
 // bigDisps returns n distinct random multiples of 8.
+// scaled returns d times m divided by q.
+func scaled(d []int64, m, q int64) []int64 {
+	for i := range d {
+		d[i] = d[i] * m / q
+	}
+	return d
+}
+
 func bigDisps(r *rand.Rand, n int) []int64 {
 	p := r.Perm(2 * n)
 	d := make([]int64, n)
@@ -621,5 +636,46 @@ func TestThreshold(t *testing.T) {
 	afterEnv = 1 << 20
 	if th := threshold(pl); th != 1<<20 {
 		t.Errorf("DDT_JIT_AFTER=1M: threshold %d", th)
+	}
+}
+
+// TestMoveWidths checks the width choices of the amd64 code: 8-byte
+// elements gathered into vectors only when less than gatherMaxStride
+// apart.
+func TestMoveWidths(t *testing.T) {
+	dbl := datatype.Of(datatype.Double)
+	must := func(ty *datatype.Type, err error) *datatype.Type {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ty
+	}
+	count := func(ty *datatype.Type, vec int, match func(text string) bool) int {
+		pr, err := generateArch(archAMD64, opt.Compile(ty), vec, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, l := range pr.g.a.txt {
+			if match(l.text) {
+				n++
+			}
+		}
+		return n
+	}
+	gathered := func(s string) bool { return strings.HasPrefix(s, "vmovhpd") }
+	near := must(datatype.Vector(1000, 1, 24, dbl))
+	far := must(datatype.Vector(1000, 1, gatherMaxStride/8, dbl))
+	farNeg := must(datatype.Vector(1000, 1, -gatherMaxStride/8, dbl))
+	for _, vec := range []int{32, 64} {
+		if n := count(near, vec, gathered); n == 0 {
+			t.Errorf("vec %d: elements 192 bytes apart not gathered", vec)
+		}
+		if n := count(far, vec, gathered); n != 0 {
+			t.Errorf("vec %d: elements %d bytes apart gathered (%d VMOVHPD)", vec, gatherMaxStride, n)
+		}
+		if n := count(farNeg, vec, gathered); n != 0 {
+			t.Errorf("vec %d: elements %d bytes apart backwards gathered (%d VMOVHPD)", vec, gatherMaxStride, n)
+		}
 	}
 }

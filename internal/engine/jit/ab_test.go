@@ -1,0 +1,134 @@
+package jit
+
+import (
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ddtlab/ddt/dame/opt"
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// abVariant is a setting of the generator's width choices.
+type abVariant struct {
+	name       string
+	vec        int
+	gatherMax  int64
+	prefetch   bool
+	listUnroll bool
+}
+
+// TestAB times the generated code of a few layouts under several
+// generator settings in one process, samples interleaved (run with
+// DDT_JIT_AB=1 -v; a measurement, not a check): the median time of each
+// setting relative to the first.
+func TestAB(t *testing.T) {
+	if os.Getenv("DDT_JIT_AB") != "1" {
+		t.Skip("DDT_JIT_AB=1 runs it")
+	}
+	if !Available() || hostVec() < 64 {
+		t.Skip("needs generated code with 64-byte vectors")
+	}
+	dbl, fl := datatype.Of(datatype.Double), datatype.Of(datatype.Float)
+	must := func(ty *datatype.Type, err error) *datatype.Type {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ty
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	perm := func(n, k int, scale int64) []int64 {
+		p := r.Perm(n)[:k]
+		d := make([]int64, k)
+		for i := range d {
+			d[i] = int64(p[i]) * scale
+		}
+		return d
+	}
+	// LAMMPS_full.send L: x[3] and five more doubles of 65536 random atoms
+	// out of arrays of 4*65536
+	const atoms, dim = 65536, 4 * 65536
+	list := perm(dim, atoms, 1)
+	l3 := make([]int64, atoms)
+	for i, a := range list {
+		l3[i] = 3 * a
+	}
+	idx1, idx3 := must(datatype.IndexedBlock(1, list, dbl)), must(datatype.IndexedBlock(3, l3, dbl))
+	off := []int64{0}
+	for k := range 5 {
+		off = append(off, int64(3*dim*8+k*dim*8))
+	}
+	lammps := must(datatype.Struct([]int64{1, 1, 1, 1, 1, 1}, off, []*datatype.Type{idx3, idx1, idx1, idx1, idx1, idx1}))
+	cases := []struct {
+		name string
+		ty   *datatype.Type
+	}{
+		{"NAS_MG_x M", must(datatype.HVector(128, 1, 258*130*8, must(datatype.Vector(128, 1, 258, dbl))))},
+		{"L3 M", must(datatype.HVector(362, 1, 362*362*8, must(datatype.Vector(362, 1, 362, dbl))))},
+		{"L1 M", must(datatype.Vector(131072, 1, 24, dbl))},
+		{"L5b M", must(datatype.Subarray([]int64{256, 256, 256}, []int64{51, 51, 51}, []int64{16, 16, 16}, datatype.OrderC, dbl))},
+		{"L8 M", must(datatype.Vector(8192, 16, 32, dbl))},
+		{"rows816", must(datatype.Vector(1300, 102, 256, dbl))},
+		{"rows1024", must(datatype.Vector(1024, 128, 256, dbl))},
+		{"rows200", must(datatype.Vector(5000, 25, 64, dbl))},
+		{"rows192", must(datatype.Vector(5000, 24, 64, dbl))},
+		{"SPECFEM3D_oc M", must(datatype.HIndexedBlock(1, perm(409600, 25600, 4), fl))},
+		{"LAMMPS_full L", lammps},
+	}
+	old := abVariant{"old", 64, 1 << 40, true, false}
+	variants := []abVariant{old,
+		{"new", 64, gatherMaxStride, true, true},
+		{"new PF=0", 64, gatherMaxStride, false, true},
+		{"vec32", 32, gatherMaxStride, true, true},
+		{"vec16", 16, gatherMaxStride, true, true},
+	}
+	defer func(g int64, p, l bool) { gatherMaxStride, prefetchOn, listUnrollOn = g, p, l }(gatherMaxStride, prefetchOn, listUnrollOn)
+	for _, c := range cases {
+		p := opt.Compile(c.ty)
+		size, _ := c.ty.PackSize(1)
+		lo, hi, _ := c.ty.Span(1)
+		img := make([]byte, hi-lo)
+		pk := make([]byte, size)
+		fb := refFallback{c.ty}
+		codes := make([]*Code, len(variants))
+		for i, v := range variants {
+			gatherMaxStride, prefetchOn, listUnrollOn = v.gatherMax, v.prefetch, v.listUnroll
+			code, err := compileVec(p, v.vec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			codes[i] = code
+		}
+		iters := max(1, int(4<<20/size))
+		const rounds = 41
+		ts := make([][2][]float64, len(variants))
+		for rd := range rounds {
+			for k := range codes {
+				i := (k + rd) % len(codes)
+				code := codes[i]
+				for d := range 2 {
+					t0 := time.Now()
+					for range iters {
+						code.run(d == 0, fb, pk, img, -lo, 1, 0)
+					}
+					ts[i][d] = append(ts[i][d], float64(time.Since(t0).Nanoseconds())/float64(iters))
+				}
+			}
+		}
+		for i, v := range variants {
+			var m [2]float64
+			for d := range 2 {
+				slices.Sort(ts[i][d])
+				m[d] = ts[i][d][rounds/2]
+			}
+			if i == 0 {
+				t.Logf("%-15s %9d B  %-9s pack %9.0f ns  unpack %9.0f ns", c.name, size, v.name, m[0], m[1])
+				continue
+			}
+			o0, o1 := ts[0][0][rounds/2], ts[0][1][rounds/2]
+			t.Logf("%-15s %9d B  %-9s pack %9.0f ns  unpack %9.0f ns  old/this: pack %.2f unpack %.2f", c.name, size, v.name, m[0], m[1], o0/m[0], o1/m[1])
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package jit
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/ddtlab/ddt/dame"
@@ -47,17 +46,16 @@ var a64pool = [...]xr{8, 9, 10, 11, 12, 13, 14, 15, 19, 20, 21, 22, 23, 24, 25}
 
 // agen generates arm64 code; it implements emitter.
 type agen struct {
-	a      a64
-	cm     *gen // the cost model: the amd64 generator's move counts at the same width
-	pack   bool
-	vec    int   // widest move: 16 or 32 bytes
-	po     int64 // packed offset from X4 not yet added to it
-	used   [32]bool
-	tables [][]byte
-	refs   []aref
-	tblOf  map[*dame.Node]int
-	err    error
-	vr     xr // next vector register
+	a    a64
+	cm   *gen // the cost model: the amd64 generator's move counts at the same width
+	pack bool
+	vec  int   // widest move: 16 or 32 bytes
+	po   int64 // packed offset from X4 not yet added to it
+	used [32]bool
+	tableSet
+	refs []aref
+	err  error
+	vr   xr // next vector register
 	// xAddr holds cbase+cdisp when cok (a memory address reused by the
 	// moves after it while their offsets from it fit)
 	cok   bool
@@ -440,19 +438,7 @@ func (g *agen) tableBlocks(n *dame.Node, rt xr, rm []xr, mb xr, mo int64) {
 
 // dispTable returns the table of n's displacements (one per node).
 func (g *agen) dispTable(n *dame.Node) int {
-	if t, ok := g.tblOf[n]; ok {
-		return t
-	}
-	tb := make([]byte, 0, 8*len(n.Disps))
-	for _, d := range n.Disps {
-		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
-	}
-	g.tables = append(g.tables, tb)
-	if g.tblOf == nil {
-		g.tblOf = map[*dame.Node]int{}
-	}
-	g.tblOf[n] = len(g.tables) - 1
-	return len(g.tables) - 1
+	return g.table(n, func() []byte { return dispBytes(n) })
 }
 
 // tableEntry emits a function moving X2 whole blocks of the BlockIndex

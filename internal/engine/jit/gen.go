@@ -1,7 +1,6 @@
 package jit
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -51,17 +50,16 @@ const (
 var pool = [...]reg{rbx, r8, r9, r10, r11, r12, r13, r15}
 
 type gen struct {
-	a      asm
-	pack   bool
-	vec    int  // widest vector move: 16, 32 or 64
-	vex    bool // VEX encoding for 16- and 32-byte moves
-	vbmi   bool // VPERMB compaction of small nodes (with vec 64)
-	po     int64
-	used   [16]bool
-	tables [][]byte // constant data placed after the code
-	refs   []ripRef // RIP-relative operands addressing the tables
-	shapes map[*dame.Node]*shape
-	tblOf  map[*dame.Node]int
+	a        asm
+	pack     bool
+	vec      int  // widest vector move: 16, 32 or 64
+	vex      bool // VEX encoding for 16- and 32-byte moves
+	vbmi     bool // VPERMB compaction of small nodes (with vec 64)
+	po       int64
+	used     [16]bool
+	tableSet          // constant data placed after the code
+	refs     []ripRef // RIP-relative operands addressing the tables
+	shapes   map[*dame.Node]*shape
 	// costs caches cost of the lists (a program may share nodes: a
 	// DAG, whose expanded tree can be exponentially larger)
 	costs map[*dame.Node]int64
@@ -578,19 +576,7 @@ func (g *gen) tableBlocks(n *dame.Node, rt, rm, mb reg, mo, k int64) {
 
 // dispTable returns the table of n's displacements (one per node).
 func (g *gen) dispTable(n *dame.Node) int {
-	if t, ok := g.tblOf[n]; ok {
-		return t
-	}
-	tb := make([]byte, 0, 8*len(n.Disps))
-	for _, d := range n.Disps {
-		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
-	}
-	g.tables = append(g.tables, tb)
-	if g.tblOf == nil {
-		g.tblOf = map[*dame.Node]int{}
-	}
-	g.tblOf[n] = len(g.tables) - 1
-	return len(g.tables) - 1
+	return g.table(n, func() []byte { return dispBytes(n) })
 }
 
 // tableEntry emits a function moving RCX whole blocks of the BlockIndex

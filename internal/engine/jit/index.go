@@ -17,25 +17,49 @@ import (
 // indexTable returns the table of n's (displacement, length) pairs (one
 // per node).
 func (g *gen) indexTable(n *dame.Node) int {
-	if t, ok := g.tblOf[n]; ok {
-		return t
-	}
-	leaf := leafBlocks(n)
-	tb := make([]byte, 0, 16*len(n.Disps))
-	for i, d := range n.Disps {
-		l := n.Blocklens[i]
-		if leaf {
-			l *= n.Child.Size
+	return g.table(n, func() []byte {
+		leaf := leafBlocks(n)
+		tb := make([]byte, 0, 16*len(n.Disps))
+		for i, d := range n.Disps {
+			l := n.Blocklens[i]
+			if leaf {
+				l *= n.Child.Size
+			}
+			tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
+			tb = binary.LittleEndian.AppendUint64(tb, uint64(l))
 		}
+		return tb
+	})
+}
+
+// tableSet holds a generator's tables: constant data placed after the
+// code, at most one per node (a node shared by several uses of a DAG
+// program has one table).
+type tableSet struct {
+	tables [][]byte
+	tblOf  map[*dame.Node]int
+}
+
+// table returns the index of n's table, built by build the first time.
+func (t *tableSet) table(n *dame.Node, build func() []byte) int {
+	if i, ok := t.tblOf[n]; ok {
+		return i
+	}
+	t.tables = append(t.tables, build())
+	if t.tblOf == nil {
+		t.tblOf = map[*dame.Node]int{}
+	}
+	t.tblOf[n] = len(t.tables) - 1
+	return len(t.tables) - 1
+}
+
+// dispBytes is the table of n's displacements, 8 bytes each.
+func dispBytes(n *dame.Node) []byte {
+	tb := make([]byte, 0, 8*len(n.Disps))
+	for _, d := range n.Disps {
 		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
-		tb = binary.LittleEndian.AppendUint64(tb, uint64(l))
 	}
-	g.tables = append(g.tables, tb)
-	if g.tblOf == nil {
-		g.tblOf = map[*dame.Node]int{}
-	}
-	g.tblOf[n] = len(g.tables) - 1
-	return len(g.tables) - 1
+	return tb
 }
 
 // leafBlocks reports whether the blocks of the Index n are contiguous

@@ -69,7 +69,6 @@ func TestGuardPages(t *testing.T) {
 	minPiece = 16 // split the configurations with Threads > 1 in 16-byte ranges and up
 	const pages = 80
 	img, packed := newGuarded(t, pages), newGuarded(t, pages)
-	limit := pages * os.Getpagesize()
 	n := 400
 	if testing.Short() {
 		n = 60
@@ -80,36 +79,15 @@ func TestGuardPages(t *testing.T) {
 	for i := 0; tested < n && i < 20*n; i++ {
 		ty := typegen.Random(r, typegen.Options{MaxElements: 512, MaxExtent: 1 << 14})
 		count := int64(1 + r.IntN(3))
-		lo, hi, err := ty.Span(count)
-		if err != nil || hi-lo > int64(limit) {
-			continue
-		}
-		size, err := ty.PackSize(count)
-		if err != nil || size > int64(limit) {
-			continue
-		}
-		tested++
-		// the reference result, from ordinary Go memory
-		src, origin := image(ty, count, 1)
-		want := naivePack(ty, count, src, origin)
-		overlapping := overlapsIn(ty, count)
-		for _, opts := range configs {
-			if opts.Threads > 1 && overlapping {
-				continue // unpack order is undefined (as in MPI receives)
-			}
-			c, err := CommitWith(ty, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+		if guardType(t, r, ty, count, 0, configs, img, packed, func(c *Committed) {
 			if c.Engine() == Native {
 				native++
-			}
-			for _, atEnd := range []bool{true, false} {
-				guardRun(t, c, opts, ty, count, lo, hi, want, img, packed, atEnd, r)
 			}
 			if r := c.eng.Load(); r != nil && r.keep != nil {
 				fast++ // the second run went straight to the native code (engine.Whole)
 			}
+		}) {
+			tested++
 		}
 	}
 	t.Logf("%d types, %d engine configurations, %d commits ran native code, %d of them by the whole-message fast path", tested, len(configs), native, fast)
@@ -119,6 +97,44 @@ func TestGuardPages(t *testing.T) {
 	if tested < n/2 {
 		t.Fatalf("only %d types fit the guarded pages", tested)
 	}
+}
+
+// guardType runs count instances of ty through every configuration with
+// buffers against the guard pages of img and packed (guardRun, both ends)
+// and reports whether it did: the span and the packed bytes must fit the
+// pages, and the packed bytes be at least minSize. Each commit is passed to
+// seen (if not nil) after its runs.
+func guardType(t *testing.T, r *rand.Rand, ty *datatype.Type, count, minSize int64, configs []Options, img, packed *guarded, seen func(*Committed)) bool {
+	t.Helper()
+	limit := int64(len(img.data))
+	lo, hi, err := ty.Span(count)
+	if err != nil || hi-lo > limit {
+		return false
+	}
+	size, err := ty.PackSize(count)
+	if err != nil || size > int64(len(packed.data)) || size < minSize {
+		return false
+	}
+	// the reference result, from ordinary Go memory
+	src, origin := image(ty, count, 1)
+	want := naivePack(ty, count, src, origin)
+	overlapping := overlapsIn(ty, count)
+	for _, opts := range configs {
+		if opts.Threads > 1 && overlapping {
+			continue // unpack order is undefined (as in MPI receives)
+		}
+		c, err := CommitWith(ty, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, atEnd := range []bool{true, false} {
+			guardRun(t, c, opts, ty, count, lo, hi, want, img, packed, atEnd, r)
+		}
+		if seen != nil {
+			seen(c)
+		}
+	}
+	return true
 }
 
 // guardConfigs lists every engine (the ones after Compiled included, as

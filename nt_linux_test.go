@@ -26,7 +26,6 @@ func TestGuardPagesNT(t *testing.T) {
 	ntMin, ntChunk, minPiece = 512, 700, 16 // pieces of 700 bytes or whole units
 	const pages = 80
 	img, packed := newGuarded(t, pages), newGuarded(t, pages)
-	limit := int64(pages * os.Getpagesize())
 	n := 120
 	if testing.Short() {
 		n = 30
@@ -40,29 +39,8 @@ func TestGuardPagesNT(t *testing.T) {
 			continue
 		}
 		count := max(1, int64(r.IntN(6000))/ty.Size())
-		lo, hi, err := ty.Span(count)
-		if err != nil || hi-lo > limit {
-			continue
-		}
-		size, err := ty.PackSize(count)
-		if err != nil || size > limit || size < ntMin {
-			continue
-		}
-		tested++
-		src, origin := image(ty, count, 1)
-		want := naivePack(ty, count, src, origin)
-		overlapping := overlapsIn(ty, count)
-		for _, opts := range configs {
-			if opts.Threads > 1 && overlapping {
-				continue
-			}
-			c, err := CommitWith(ty, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, atEnd := range []bool{true, false} {
-				guardRun(t, c, opts, ty, count, lo, hi, want, img, packed, atEnd, r)
-			}
+		if guardType(t, r, ty, count, ntMin, configs, img, packed, nil) {
+			tested++
 		}
 	}
 	if tested < n/2 {

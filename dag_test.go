@@ -73,19 +73,7 @@ func TestSharedProgramsMatchReference(t *testing.T) {
 	for _, ty := range sharedTypes(r, n) {
 		count := int64(1 + r.IntN(2))
 		checkEngines(t, r, ty, count)
-		ref, err := CommitWith(ty, Options{Engine: Reference})
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, origin := image(ty, count, 1)
-		want := make([]byte, mustSize(ref, count))
-		if _, err := ref.Pack(want, src, origin, count); err != nil {
-			t.Fatal(err)
-		}
-		wantImg, o := image(ty, count, 9)
-		if _, err := ref.Unpack(wantImg, want, o, count); err != nil {
-			t.Fatal(err)
-		}
+		src, origin, want, wantImg, o := referenceRun(t, ty, count)
 		step := max(1, len(want)/300) // every split point of small messages
 		for _, opts := range dagEngines {
 			c, err := CommitWith(ty, opts)

@@ -31,24 +31,34 @@ func checkEngines(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64) {
 	checkEnginesWith(t, r, ty, count, false)
 }
 
-// checkEnginesWith is checkEngines, committing the fast engines with
-// Options.Normalize NormalizeAlways if normalize is set, NormalizeNever
-// otherwise.
-func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64, normalize bool) {
+// referenceRun is what every engine must produce for count instances of
+// ty: the reference engine's packing of image(ty, count, 1) (src at
+// origin) into want, and its unpacking of want into image(ty, count, 9)
+// (wantImg, at origin o).
+func referenceRun(t *testing.T, ty *datatype.Type, count int64) (src []byte, origin int64, want, wantImg []byte, o int64) {
 	t.Helper()
 	ref, err := CommitWith(ty, Options{Engine: Reference})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, origin := image(ty, count, 1)
-	want := make([]byte, mustSize(ref, count))
+	src, origin = image(ty, count, 1)
+	want = make([]byte, mustSize(ref, count))
 	if _, err := ref.Pack(want, src, origin, count); err != nil {
 		t.Fatal(err)
 	}
-	wantImg, o := image(ty, count, 9)
+	wantImg, o = image(ty, count, 9)
 	if _, err := ref.Unpack(wantImg, want, o, count); err != nil {
 		t.Fatal(err)
 	}
+	return src, origin, want, wantImg, o
+}
+
+// checkEnginesWith is checkEngines, committing the fast engines with
+// Options.Normalize NormalizeAlways if normalize is set, NormalizeNever
+// otherwise.
+func checkEnginesWith(t *testing.T, r *rand.Rand, ty *datatype.Type, count int64, normalize bool) {
+	t.Helper()
+	src, origin, want, wantImg, o := referenceRun(t, ty, count)
 	for _, e := range fastEngines {
 		mode := NormalizeNever
 		if normalize {

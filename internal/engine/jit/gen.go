@@ -593,14 +593,27 @@ func (g *gen) tableEntry(n *dame.Node) int {
 	g.free(r8)
 	// u blocks per iteration while at least u are left (as list), then
 	// one by one
-	u, rem := g.listUnroll(n), -1
+	g.countedLoop(g.listUnroll(n), func(k int64) {
+		g.tableBlocks(n, rt, rm, rdi, 0, k)
+		g.flush()
+		g.a.addImm(rt, int32(8*k))
+	})
+	g.free(rt, rm)
+	g.ret()
+	return start
+}
+
+// countedLoop emits a loop over RCX (> 0 on entry) units counting it
+// down to 0: k units per iteration while at least k = u are left (u > 1),
+// then one at a time; body(k) emits k units' moves and advances its
+// pointers.
+func (g *gen) countedLoop(u int64, body func(k int64)) {
+	rem := -1
 	if u > 1 {
 		g.a.cmpImm(rcx, int32(u))
 		rem = g.a.jcc(condB, -1)
 		top := g.a.pc()
-		g.tableBlocks(n, rt, rm, rdi, 0, u)
-		g.flush()
-		g.a.addImm(rt, int32(8*u))
+		body(u)
 		g.a.subImm(rcx, int32(u))
 		g.a.cmpImm(rcx, int32(u))
 		g.a.jcc(condAE, top)
@@ -609,15 +622,17 @@ func (g *gen) tableEntry(n *dame.Node) int {
 		rem = g.a.jcc(condE, -1)
 	}
 	top := g.a.pc()
-	g.tableBlocks(n, rt, rm, rdi, 0, 1)
-	g.flush()
-	g.a.addImm(rt, 8)
+	body(1)
 	g.a.dec(rcx)
 	g.a.jcc(condNE, top)
 	if rem >= 0 {
 		g.a.patch(rem, g.a.pc())
 	}
-	g.free(rt, rm)
+}
+
+// ret emits a generated function's return: a store fence after
+// non-temporal stores, VZEROUPPER after 32- or 64-byte moves.
+func (g *gen) ret() {
 	if g.ntUsed {
 		g.a.sfence()
 	}
@@ -625,7 +640,6 @@ func (g *gen) tableEntry(n *dame.Node) int {
 		g.a.vzeroupper()
 	}
 	g.a.ret()
-	return start
 }
 
 // unroll is how many copies of a body of c moves an unrolled loop
@@ -703,37 +717,15 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	g.prepare(c)
 	g.pf = g.prefetchDist(c, stride, -1)
 	defer func() { g.pf = 0 }()
-	u := g.unrollOf(c, stride, g.cost(c), 16)
-	rem := -1
-	if u > 1 {
-		g.a.cmpImm(rcx, int32(u))
-		rem = g.a.jcc(condB, -1)
-		top := g.a.pc()
-		g.nodes(c, rdi, 0, stride, u)
+	g.countedLoop(g.unrollOf(c, stride, g.cost(c), 16), func(k int64) {
+		if k > 1 {
+			g.nodes(c, rdi, 0, stride, k)
+		} else {
+			g.node(c, rdi, 0)
+		}
 		g.flush()
-		g.addConst(rdi, u*stride)
-		g.a.subImm(rcx, int32(u))
-		g.a.cmpImm(rcx, int32(u))
-		g.a.jcc(condAE, top)
-		g.a.patch(rem, g.a.pc())
-		g.a.testRR(rcx)
-		rem = g.a.jcc(condE, -1)
-	}
-	top := g.a.pc()
-	g.node(c, rdi, 0)
-	g.flush()
-	g.addConst(rdi, stride)
-	g.a.dec(rcx)
-	g.a.jcc(condNE, top)
-	if rem >= 0 {
-		g.a.patch(rem, g.a.pc())
-	}
-	if g.ntUsed {
-		g.a.sfence()
-	}
-	if g.vec > 16 {
-		g.a.vzeroupper()
-	}
-	g.a.ret()
+		g.addConst(rdi, k*stride)
+	})
+	g.ret()
 	return start
 }

@@ -94,13 +94,7 @@ func (g *gen) indexEntry(n *dame.Node) int {
 	g.free(r8)
 	g.indexBlocks(n, rt, rcx, rdi, 0)
 	g.free(rt)
-	if g.ntUsed {
-		g.a.sfence()
-	}
-	if g.vec > 16 {
-		g.a.vzeroupper()
-	}
-	g.a.ret()
+	g.ret()
 	return start
 }
 

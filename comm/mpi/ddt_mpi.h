@@ -343,8 +343,10 @@ static int ddt_poll(MPI_Request *reqs, MPI_Datatype *etypes, int n, double spin,
 // *done is set when the send completed at once (small messages, which MPI
 // sends eagerly), and the request is then MPI_REQUEST_NULL. One call for
 // what a blocking send of a small message needs. With test 0 it only
-// starts the send (for the tests of the path that waits).
-static int ddt_isend_test(void *p, int n, int dest, int tag, MPI_Comm c, MPI_Request *r, int *done, int test) {
+// starts the send (for the tests of the path that waits). p is a char *,
+// not a void *: cgo checks every unsafe.Pointer argument for Go pointers,
+// and p is always C memory.
+static int ddt_isend_test(char *p, int n, int dest, int tag, MPI_Comm c, MPI_Request *r, int *done, int test) {
 	*done = 0;
 	int rc = MPI_Isend(p, n, MPI_BYTE, dest, tag, c, r);
 	if (rc != MPI_SUCCESS || !test) return rc;

@@ -220,7 +220,7 @@ func (c *Comm) sendInline(buf comm.Buffer, sig comm.Signature, wdest, tag int) (
 	putHeader(hb, sig, -1, c.ctx, c.rank)
 	p = w.pools.getPending(nil)
 	out := &unsafe.Slice((*C.int)(w.pb.ints), 4)[2]
-	rc := C.ddt_isend_test(hp, C.int(hlen), C.int(wdest), C.int(tag), w.hcomm, p.req, out, C.int(testAtOnce))
+	rc := C.ddt_isend_test((*C.char)(hp), C.int(hlen), C.int(wdest), C.int(tag), w.hcomm, p.req, out, C.int(testAtOnce))
 	done := *out
 	if done == 0 && rc != 0 { // MPI_Isend failed
 		w.pools.putBuf(hp, hcap)

@@ -520,6 +520,8 @@ func indexedBlock(ar *arena, c Combiner, bl int64, displs []int64, old *Type) (*
 	t.blocklength = bl
 	if r := compressLists(nil, displs); r != nil {
 		t.x = &extra{runs: r}
+	} else if ar != nil {
+		t.displs = displs // a lowering (Subarray) hands over its own list
 	} else {
 		t.displs = slices.Clone(displs)
 	}

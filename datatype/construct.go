@@ -634,6 +634,38 @@ func (t *Type) finishBlocks(block func(i int) (bl, disp int64, old *Type), n int
 	return t, nil
 }
 
+// newStruct returns the struct type of these lists, copied, with its depth
+// set: for up to 4 blocks (the common case) the type and its three lists
+// in one allocation.
+func newStruct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, error) {
+	const small = 4
+	n := len(types)
+	if n == 0 || n > small {
+		t, err := newDerived(nil, CombinerStruct, types...)
+		if err != nil {
+			return nil, err
+		}
+		t.blocklengths, t.displs = clone2(blocklengths, displacementsBytes)
+		t.types = slices.Clone(types)
+		return t, nil
+	}
+	s := new(struct {
+		t     [1]Type
+		types [small]*Type
+		lists [2 * small]int64
+	})
+	t, err := newDerived(&arena{ts: s.t[:]}, CombinerStruct, types...)
+	if err != nil {
+		return nil, err
+	}
+	copy(s.types[:], types)
+	copy(s.lists[:], blocklengths)
+	copy(s.lists[small:], displacementsBytes)
+	t.types = s.types[:n:n]
+	t.blocklengths, t.displs = s.lists[:n:n], s.lists[small:small+n:small+n]
+	return t, nil
+}
+
 // blockArgs describes block i of a list constructor for an error.
 func blockArgs(i int, bl, disp int64, old string, ext int64) string {
 	return fmt.Sprintf("block %d: blocklength=%d, displacement=%d, extent(%s)=%d", i, bl, disp, old, ext)
@@ -656,12 +688,10 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 			return nil, argErr(c, "types[%d] is nil", i)
 		}
 	}
-	t, err := newDerived(nil, c, types...)
+	t, err := newStruct(blocklengths, displacementsBytes, types)
 	if err != nil {
 		return nil, err
 	}
-	t.blocklengths, t.displs = clone2(blocklengths, displacementsBytes)
-	t.types = slices.Clone(types)
 	t, err = t.finishBlocks(func(i int) (int64, int64, *Type) {
 		return blocklengths[i], displacementsBytes[i], types[i]
 	}, len(types), false, false)

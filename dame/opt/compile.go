@@ -332,11 +332,25 @@ type blockList struct {
 	// one (indexed types), so that no list of n equal pointers is made.
 	kids []*dame.Node
 	one  *dame.Node
+	// spare is the room for kids allocated with the lists (small lists).
+	spare []*dame.Node
 }
 
+// smallBlocks is the most blocks whose list of children newBlockList
+// allocates with the lists.
+const smallBlocks = 4
+
 // newBlockList returns a list with room for n blocks in one allocation
-// (and one more for the children once they differ).
+// (and for more than smallBlocks one more for the children once they
+// differ).
 func newBlockList(n int) blockList {
+	if n <= smallBlocks {
+		s := new(struct {
+			ints [2 * smallBlocks]int64
+			kids [smallBlocks]*dame.Node
+		})
+		return blockList{disps: s.ints[:0:n], bls: s.ints[n : n : 2*n], spare: s.kids[:0:n]}
+	}
 	buf := make([]int64, 2*n)
 	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n]}
 }
@@ -366,7 +380,11 @@ func (b *blockList) add(disp, bl int64, c *dame.Node, off int64) {
 		b.kids = append(b.kids, c)
 	case c != b.one:
 		// the first block of another child: list them all
-		b.kids = make([]*dame.Node, 0, cap(b.disps))
+		if cap(b.spare) >= cap(b.disps) {
+			b.kids = b.spare[:0]
+		} else {
+			b.kids = make([]*dame.Node, 0, cap(b.disps))
+		}
 		for range b.disps {
 			b.kids = append(b.kids, b.one)
 		}

@@ -322,8 +322,7 @@ func (n *Node) DispsOr() (or uint64, ok bool) { return n.dispsOr, n.hasOr }
 // nodes): a builder that places the first nodes there makes a small program
 // one allocation.
 func (p *Program) Reset(size, extent int64) []Node {
-	clear(p.inline[:])
-	*p = Program{Size: size, Extent: extent}
+	*p = Program{Size: size, Extent: extent} // zeroes the inline nodes too
 	if size == 0 {
 		p.Align = 16
 	}

@@ -92,7 +92,8 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 		// one block; one hindexed_block has the same type map and bounds,
 		// and no struct padding applies to a single member)
 		buf[3*n] = disp
-		if t, err = indexedBlock(ar, CombinerHIndexedBlock, 1, buf[3*n:3*n+1:3*n+1], t); err != nil {
+		d := buf[3*n : 3*n+1 : 3*n+1]
+		if t, err = indexedBlock(ar, CombinerHIndexedBlock, 1, d, d, t); err != nil {
 			return nil, lowerErr(c, err, args())
 		}
 	}

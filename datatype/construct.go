@@ -100,9 +100,13 @@ func clone2(a, b []int64) ([]int64, []int64) {
 		// rounds the capacity up by as much as a quarter)
 		return slices.Clone(a), slices.Clone(b)
 	}
-	// Appending to a full slice moves a into new memory that the runtime
-	// does not zero first (make would: for long lists, a third write).
-	buf := append(a[:len(a):len(a)], b...)
+	// make and copy, not append to a full a: the compiler cannot tell that
+	// such an append never returns a's memory, so a would escape and the
+	// callers' lists (slice literals, the common case) be allocated too;
+	// zeroing fewer than 512 elements first costs little
+	buf := make([]int64, len(a)+len(b))
+	copy(buf, a)
+	copy(buf[len(a):], b)
 	return buf[:len(a):len(a)], buf[len(a) : len(a)+len(b) : len(a)+len(b)]
 }
 
@@ -497,16 +501,21 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 // IndexedBlock is MPI_Type_create_indexed_block: blocks of blocklength
 // copies of old at displacements[i] extents of old.
 func IndexedBlock(blocklength int64, displacements []int64, old *Type) (*Type, error) {
-	return indexedBlock(nil, CombinerIndexedBlock, blocklength, displacements, old)
+	return indexedBlock(nil, CombinerIndexedBlock, blocklength, displacements, nil, old)
 }
 
 // HIndexedBlock is MPI_Type_create_hindexed_block: IndexedBlock with
 // displacements in bytes.
 func HIndexedBlock(blocklength int64, displacementsBytes []int64, old *Type) (*Type, error) {
-	return indexedBlock(nil, CombinerHIndexedBlock, blocklength, displacementsBytes, old)
+	return indexedBlock(nil, CombinerHIndexedBlock, blocklength, displacementsBytes, nil, old)
 }
 
-func indexedBlock(ar *arena, c Combiner, bl int64, displs []int64, old *Type) (*Type, error) {
+// indexedBlock is IndexedBlock and HIndexedBlock (combiner c), the type
+// from ar. keep, if not nil, is displs itself handed over by a lowering
+// (Subarray) to be kept instead of a copy; a separate parameter, so that the
+// constructors' displs never escape (their callers' lists can stay on
+// their stacks).
+func indexedBlock(ar *arena, c Combiner, bl int64, displs, keep []int64, old *Type) (*Type, error) {
 	if err := checkOld(c, old, "oldtype"); err != nil {
 		return nil, err
 	}
@@ -520,8 +529,8 @@ func indexedBlock(ar *arena, c Combiner, bl int64, displs []int64, old *Type) (*
 	t.blocklength = bl
 	if r := compressLists(nil, displs); r != nil {
 		t.x = &extra{runs: r}
-	} else if ar != nil {
-		t.displs = displs // a lowering (Subarray) hands over its own list
+	} else if keep != nil {
+		t.displs = keep
 	} else {
 		t.displs = slices.Clone(displs)
 	}

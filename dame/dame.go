@@ -322,8 +322,7 @@ func (n *Node) DispsOr() (or uint64, ok bool) { return n.dispsOr, n.hasOr }
 // nodes): a builder that places the first nodes there makes a small program
 // one allocation.
 func (p *Program) Reset(size, extent int64) []Node {
-	clear(p.inline[:])
-	*p = Program{Size: size, Extent: extent}
+	*p = Program{Size: size, Extent: extent} // zeroes the inline nodes too
 	if size == 0 {
 		p.Align = 16
 	}
@@ -351,14 +350,46 @@ func gcdPow2(a int64) int64 {
 // dividing its moves, strides and displacements. The power-of-two part of
 // the gcd of many numbers is the lowest bit set in their OR.
 func (n *Node) align() int64 {
-	var memo map[*Node]int64
+	var memo alignMemo
 	return n.alignMemo(&memo)
+}
+
+// alignMemo keeps the alignment of each child of a Struct computed: the
+// first few in arrays searched linearly (small programs, the common case,
+// then allocate nothing), the rest in a map made on demand.
+type alignMemo struct {
+	n    int
+	keys [8]*Node
+	vals [8]int64
+	more map[*Node]int64
+}
+
+func (m *alignMemo) get(c *Node) (int64, bool) {
+	for i := range m.n {
+		if m.keys[i] == c {
+			return m.vals[i], true
+		}
+	}
+	a, ok := m.more[c]
+	return a, ok
+}
+
+func (m *alignMemo) put(c *Node, a int64) {
+	if m.n < len(m.keys) {
+		m.keys[m.n], m.vals[m.n] = c, a
+		m.n++
+		return
+	}
+	if m.more == nil {
+		m.more = map[*Node]int64{}
+	}
+	m.more[c] = a
 }
 
 // alignMemo is align, computing that of each child of a Struct once: a
 // program shares nodes (a DAG), and walking every use of them would cost
-// the expanded tree. *memo is made on the first Struct of several children.
-func (n *Node) alignMemo(memo *map[*Node]int64) int64 {
+// the expanded tree.
+func (n *Node) alignMemo(memo *alignMemo) int64 {
 	or := uint64(n.Extent)
 	switch n.Op {
 	case ContigFinal:
@@ -380,13 +411,10 @@ func (n *Node) alignMemo(memo *map[*Node]int64) int64 {
 			if i > 0 && c == n.Children[i-1] {
 				continue
 			}
-			ca, ok := (*memo)[c]
+			ca, ok := memo.get(c)
 			if !ok {
 				ca = c.alignMemo(memo)
-				if *memo == nil {
-					*memo = map[*Node]int64{}
-				}
-				(*memo)[c] = ca
+				memo.put(c, ca)
 			}
 			a = min(a, ca)
 		}

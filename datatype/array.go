@@ -54,6 +54,20 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	// the lower form's types, in one allocation: a contiguous, n-1
 	// hvectors, an hindexed_block, a resized and the subarray itself
 	ar := &arena{ts: make([]Type, n+3)}
+	// the lists kept (sizes, subsizes, starts and the block's displacement)
+	// and the extra part holding them, in one allocation for up to 4
+	// dimensions
+	var x *extra
+	var buf []int64
+	if n <= 4 {
+		xb := new(struct {
+			x extra
+			b [3*4 + 1]int64
+		})
+		x, buf = &xb.x, xb.b[:3*n+1]
+	} else {
+		x, buf = new(extra), make([]int64, 3*n+1)
+	}
 	t, err := contiguous(ar, subsizes[dim(0)], old)
 	if err != nil {
 		return nil, lowerErr(c, err, args())
@@ -77,7 +91,9 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 		// the block at its displacement (MPICH places it with a struct of
 		// one block; one hindexed_block has the same type map and bounds,
 		// and no struct padding applies to a single member)
-		if t, err = indexedBlock(ar, CombinerHIndexedBlock, 1, []int64{disp}, t); err != nil {
+		buf[3*n] = disp
+		d := buf[3*n : 3*n+1 : 3*n+1]
+		if t, err = indexedBlock(ar, CombinerHIndexedBlock, 1, d, d, t); err != nil {
 			return nil, lowerErr(c, err, args())
 		}
 	}
@@ -86,11 +102,11 @@ func Subarray(sizes, subsizes, starts []int64, order Order, old *Type) (*Type, e
 	}
 	r := t.shallow(ar, c, old)
 	r.order = order
-	buf := make([]int64, 3*n)
 	copy(buf, sizes)
 	copy(buf[n:], subsizes)
 	copy(buf[2*n:], starts)
-	r.x = &extra{sizes: buf[:n:n], subsizes: buf[n : 2*n : 2*n], starts: buf[2*n:]}
+	x.sizes, x.subsizes, x.starts = buf[:n:n], buf[n:2*n:2*n], buf[2*n:3*n:3*n]
+	r.x = x
 	return r, nil
 }
 

@@ -100,9 +100,13 @@ func clone2(a, b []int64) ([]int64, []int64) {
 		// rounds the capacity up by as much as a quarter)
 		return slices.Clone(a), slices.Clone(b)
 	}
-	// Appending to a full slice moves a into new memory that the runtime
-	// does not zero first (make would: for long lists, a third write).
-	buf := append(a[:len(a):len(a)], b...)
+	// make and copy, not append to a full a: the compiler cannot tell that
+	// such an append never returns a's memory, so a would escape and the
+	// callers' lists (slice literals, the common case) be allocated too;
+	// zeroing fewer than 512 elements first costs little
+	buf := make([]int64, len(a)+len(b))
+	copy(buf, a)
+	copy(buf[len(a):], b)
 	return buf[:len(a):len(a)], buf[len(a) : len(a)+len(b) : len(a)+len(b)]
 }
 
@@ -497,16 +501,21 @@ func indexed(c Combiner, bls, displs []int64, old *Type) (*Type, error) {
 // IndexedBlock is MPI_Type_create_indexed_block: blocks of blocklength
 // copies of old at displacements[i] extents of old.
 func IndexedBlock(blocklength int64, displacements []int64, old *Type) (*Type, error) {
-	return indexedBlock(nil, CombinerIndexedBlock, blocklength, displacements, old)
+	return indexedBlock(nil, CombinerIndexedBlock, blocklength, displacements, nil, old)
 }
 
 // HIndexedBlock is MPI_Type_create_hindexed_block: IndexedBlock with
 // displacements in bytes.
 func HIndexedBlock(blocklength int64, displacementsBytes []int64, old *Type) (*Type, error) {
-	return indexedBlock(nil, CombinerHIndexedBlock, blocklength, displacementsBytes, old)
+	return indexedBlock(nil, CombinerHIndexedBlock, blocklength, displacementsBytes, nil, old)
 }
 
-func indexedBlock(ar *arena, c Combiner, bl int64, displs []int64, old *Type) (*Type, error) {
+// indexedBlock is IndexedBlock and HIndexedBlock (combiner c), the type
+// from ar. keep, if not nil, is displs itself handed over by a lowering
+// (Subarray) to be kept instead of a copy; a separate parameter, so that the
+// constructors' displs never escape (their callers' lists can stay on
+// their stacks).
+func indexedBlock(ar *arena, c Combiner, bl int64, displs, keep []int64, old *Type) (*Type, error) {
 	if err := checkOld(c, old, "oldtype"); err != nil {
 		return nil, err
 	}
@@ -520,6 +529,8 @@ func indexedBlock(ar *arena, c Combiner, bl int64, displs []int64, old *Type) (*
 	t.blocklength = bl
 	if r := compressLists(nil, displs); r != nil {
 		t.x = &extra{runs: r}
+	} else if keep != nil {
+		t.displs = keep
 	} else {
 		t.displs = slices.Clone(displs)
 	}
@@ -632,6 +643,38 @@ func (t *Type) finishBlocks(block func(i int) (bl, disp int64, old *Type), n int
 	return t, nil
 }
 
+// newStruct returns the struct type of these lists, copied, with its depth
+// set: for up to 4 blocks (the common case) the type and its three lists
+// in one allocation.
+func newStruct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, error) {
+	const small = 4
+	n := len(types)
+	if n == 0 || n > small {
+		t, err := newDerived(nil, CombinerStruct, types...)
+		if err != nil {
+			return nil, err
+		}
+		t.blocklengths, t.displs = clone2(blocklengths, displacementsBytes)
+		t.types = slices.Clone(types)
+		return t, nil
+	}
+	s := new(struct {
+		t     [1]Type
+		types [small]*Type
+		lists [2 * small]int64
+	})
+	t, err := newDerived(&arena{ts: s.t[:]}, CombinerStruct, types...)
+	if err != nil {
+		return nil, err
+	}
+	copy(s.types[:], types)
+	copy(s.lists[:], blocklengths)
+	copy(s.lists[small:], displacementsBytes)
+	t.types = s.types[:n:n]
+	t.blocklengths, t.displs = s.lists[:n:n], s.lists[small:small+n:small+n]
+	return t, nil
+}
+
 // blockArgs describes block i of a list constructor for an error.
 func blockArgs(i int, bl, disp int64, old string, ext int64) string {
 	return fmt.Sprintf("block %d: blocklength=%d, displacement=%d, extent(%s)=%d", i, bl, disp, old, ext)
@@ -654,12 +697,10 @@ func Struct(blocklengths, displacementsBytes []int64, types []*Type) (*Type, err
 			return nil, argErr(c, "types[%d] is nil", i)
 		}
 	}
-	t, err := newDerived(nil, c, types...)
+	t, err := newStruct(blocklengths, displacementsBytes, types)
 	if err != nil {
 		return nil, err
 	}
-	t.blocklengths, t.displs = clone2(blocklengths, displacementsBytes)
-	t.types = slices.Clone(types)
 	t, err = t.finishBlocks(func(i int) (int64, int64, *Type) {
 		return blocklengths[i], displacementsBytes[i], types[i]
 	}, len(types), false, false)

@@ -61,7 +61,7 @@ func TestUniformBlocksMatchesCheckedPath(t *testing.T) {
 				if n > 0 {
 					b0 = bl[0]
 				}
-				fast, err = indexedBlock(nil, c, b0, displs, old)
+				fast, err = indexedBlock(nil, c, b0, displs, nil, old)
 			}
 			if err != nil {
 				t.Fatal(err)

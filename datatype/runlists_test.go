@@ -151,7 +151,7 @@ func TestRunBoundsMatchCheckedPath(t *testing.T) {
 				for i := range bl {
 					bl[i] = bls[0]
 				}
-				fast, err = indexedBlock(nil, c, bls[0], ds, old)
+				fast, err = indexedBlock(nil, c, bls[0], ds, nil, old)
 			} else {
 				fast, err = indexed(c, bl, ds, old)
 			}
@@ -280,7 +280,7 @@ func TestRunListsWrap(t *testing.T) {
 	}
 	for k, ds := range lists {
 		for _, c := range []Combiner{CombinerHIndexedBlock, CombinerIndexedBlock} {
-			ty, err := indexedBlock(nil, c, 1, ds, Of(Char))
+			ty, err := indexedBlock(nil, c, 1, ds, nil, Of(Char))
 			if err != nil {
 				continue // refused: fine
 			}
@@ -325,7 +325,7 @@ func TestRunListsLargeValues(t *testing.T) {
 				for i := range bl {
 					bl[i] = 1
 				}
-				fast, err = indexedBlock(nil, c, 1, ds, old)
+				fast, err = indexedBlock(nil, c, 1, ds, nil, old)
 			} else {
 				fast, err = indexed(c, bl, ds, old)
 			}

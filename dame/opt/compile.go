@@ -54,9 +54,52 @@ func CompileTo(p *dame.Program, t *datatype.Type) {
 // level). A shared node is never changed again (withExtent copies it).
 type builder struct {
 	slab []dame.Node
-	memo map[*datatype.Type]built
-	// frozen are the nodes memo holds.
+	memo builtMemo
+}
+
+// builtMemo is the builder's memo: off until the first struct, then the
+// node of every type built. Its first entries live in arrays searched
+// linearly (a small type, the common case, allocates no map); the rest in
+// maps made on demand, more by type and frozen, the nodes it holds.
+type builtMemo struct {
+	on     bool
+	n      int
+	ts     [16]*datatype.Type
+	bs     [16]built
+	more   map[*datatype.Type]built
 	frozen map[*dame.Node]bool
+}
+
+func (m *builtMemo) get(t *datatype.Type) (built, bool) {
+	for i := range m.n {
+		if m.ts[i] == t {
+			return m.bs[i], true
+		}
+	}
+	b, ok := m.more[t]
+	return b, ok
+}
+
+// holds reports whether n is the node of a type in m.
+func (m *builtMemo) holds(n *dame.Node) bool {
+	for i := range m.n {
+		if m.bs[i].n == n {
+			return true
+		}
+	}
+	return m.frozen[n]
+}
+
+func (m *builtMemo) put(t *datatype.Type, b built) {
+	if m.n < len(m.ts) {
+		m.ts[m.n], m.bs[m.n] = t, b
+		m.n++
+		return
+	}
+	if m.more == nil {
+		m.more, m.frozen = map[*datatype.Type]built{}, map[*dame.Node]bool{}
+	}
+	m.more[t], m.frozen[b.n] = b, true
 }
 
 // built is the node of a type and the displacement of its origin.
@@ -111,7 +154,7 @@ func (z *builder) withExtent(n *dame.Node, ext int64) *dame.Node {
 	if n.Op == dame.ContigFinal {
 		return z.alloc(dame.Node{Op: dame.ContigFinal, Size: n.Size, Extent: ext})
 	}
-	if z.frozen[n] {
+	if z.memo.holds(n) {
 		c := z.alloc(*n)
 		c.Extent = ext
 		return c
@@ -128,7 +171,7 @@ func (z *builder) build(t *datatype.Type) (*dame.Node, int64) {
 	if t.Size() == 0 {
 		return nil, 0
 	}
-	if b, ok := z.memo[t]; ok {
+	if b, ok := z.memo.get(t); ok {
 		return b.n, b.off
 	}
 	n, off := z.build1(t)
@@ -136,8 +179,8 @@ func (z *builder) build(t *datatype.Type) (*dame.Node, int64) {
 	if invariants {
 		checkNode("Compile ("+t.Combiner().String()+")", n, off)
 	}
-	if z.memo != nil {
-		z.memo[t], z.frozen[n] = built{n, off}, true
+	if z.memo.on {
+		z.memo.put(t, built{n, off})
 	}
 	return n, off
 }
@@ -210,9 +253,7 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 			c, off := z.build(a.Types[0])
 			return c, a.Displacements[0] + off
 		}
-		if z.memo == nil {
-			z.memo, z.frozen = map[*datatype.Type]built{}, map[*dame.Node]bool{}
-		}
+		z.memo.on = true
 		bs := newBlockList(len(a.Displacements))
 		for i, d := range a.Displacements {
 			if a.Blocklengths[i] == 0 || a.Types[i].Size() == 0 {
@@ -291,11 +332,25 @@ type blockList struct {
 	// one (indexed types), so that no list of n equal pointers is made.
 	kids []*dame.Node
 	one  *dame.Node
+	// spare is the room for kids allocated with the lists (small lists).
+	spare []*dame.Node
 }
 
+// smallBlocks is the most blocks whose list of children newBlockList
+// allocates with the lists.
+const smallBlocks = 4
+
 // newBlockList returns a list with room for n blocks in one allocation
-// (and one more for the children once they differ).
+// (and for more than smallBlocks one more for the children once they
+// differ).
 func newBlockList(n int) blockList {
+	if n <= smallBlocks {
+		s := new(struct {
+			ints [2 * smallBlocks]int64
+			kids [smallBlocks]*dame.Node
+		})
+		return blockList{disps: s.ints[:0:n], bls: s.ints[n : n : 2*n], spare: s.kids[:0:n]}
+	}
 	buf := make([]int64, 2*n)
 	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n]}
 }
@@ -325,7 +380,11 @@ func (b *blockList) add(disp, bl int64, c *dame.Node, off int64) {
 		b.kids = append(b.kids, c)
 	case c != b.one:
 		// the first block of another child: list them all
-		b.kids = make([]*dame.Node, 0, cap(b.disps))
+		if cap(b.spare) >= cap(b.disps) {
+			b.kids = b.spare[:0]
+		} else {
+			b.kids = make([]*dame.Node, 0, cap(b.disps))
+		}
 		for range b.disps {
 			b.kids = append(b.kids, b.one)
 		}

@@ -1,0 +1,47 @@
+// The invariants build tag validates programs after every rewrite, which
+// allocates.
+
+//go:build !invariants
+
+package bench
+
+import (
+	"testing"
+
+	"github.com/ddtlab/ddt"
+)
+
+// TestCommitCycleAllocs bounds the allocations of one create+commit cycle
+// of the layouts issue 24 found slower than MPICH's create+commit+free
+// (bench/RESULTS.md §22): before that work L4c made 15-16, L5a 5 and L7 11;
+// the memos of small programs without maps, the struct's, subarray's and
+// block list's parts in one allocation each, and the callers' lists no
+// longer escaping into clone2, brought them to these.
+func TestCommitCycleAllocs(t *testing.T) {
+	limit := map[string]float64{
+		"L1S": 2, "L2S": 2,
+		"L4cS": 5, "L4cM": 6,
+		"L5aS": 3, "L5aX": 3,
+		"L7S": 4, "L7L": 4,
+	}
+	seen := 0
+	for _, d := range mpCases {
+		c := resolve(d)
+		max, ok := limit[c.id+c.size]
+		if !ok {
+			continue
+		}
+		seen++
+		n := testing.AllocsPerRun(50, func() {
+			if _, err := ddt.Commit(c.makeType()); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n > max {
+			t.Errorf("%s%s: create+commit allocates %v times, want at most %v", c.id, c.size, n, max)
+		}
+	}
+	if seen != len(limit) {
+		t.Errorf("found %d of the %d layouts", seen, len(limit))
+	}
+}

@@ -24,6 +24,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/ddtlab/ddt/internal/smallmap"
 )
 
 // Op is a primitive of a Program node.
@@ -354,37 +356,8 @@ func (n *Node) align() int64 {
 	return n.alignMemo(&memo)
 }
 
-// alignMemo keeps the alignment of each child of a Struct computed: the
-// first few in arrays searched linearly (small programs, the common case,
-// then allocate nothing), the rest in a map made on demand.
-type alignMemo struct {
-	n    int
-	keys [8]*Node
-	vals [8]int64
-	more map[*Node]int64
-}
-
-func (m *alignMemo) get(c *Node) (int64, bool) {
-	for i := range m.n {
-		if m.keys[i] == c {
-			return m.vals[i], true
-		}
-	}
-	a, ok := m.more[c]
-	return a, ok
-}
-
-func (m *alignMemo) put(c *Node, a int64) {
-	if m.n < len(m.keys) {
-		m.keys[m.n], m.vals[m.n] = c, a
-		m.n++
-		return
-	}
-	if m.more == nil {
-		m.more = map[*Node]int64{}
-	}
-	m.more[c] = a
-}
+// alignMemo keeps the alignment of each child of a Struct computed.
+type alignMemo = smallmap.Map[*Node, int64]
 
 // alignMemo is align, computing that of each child of a Struct once: a
 // program shares nodes (a DAG), and walking every use of them would cost
@@ -411,10 +384,10 @@ func (n *Node) alignMemo(memo *alignMemo) int64 {
 			if i > 0 && c == n.Children[i-1] {
 				continue
 			}
-			ca, ok := memo.get(c)
+			ca, ok := memo.Get(c)
 			if !ok {
 				ca = c.alignMemo(memo)
-				memo.put(c, ca)
+				memo.Put(c, ca)
 			}
 			a = min(a, ca)
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/smallmap"
 )
 
 // node is what a Tree knows about one *datatype.Type.
@@ -127,36 +128,11 @@ func Of(t *datatype.Type) Sig {
 }
 
 // memo remembers the signatures of subtrees below structs of several
-// derived types (the only way a type graph shares subtrees): the first few
-// in an array, the rest in a map.
+// derived types (the only way a type graph shares subtrees), switched on
+// at the first such struct.
 type memo struct {
-	on   bool
-	n    int
-	keys [8]*datatype.Type
-	vals [8]val
-	m    map[*datatype.Type]val
-}
-
-func (m *memo) get(t *datatype.Type) (val, bool) {
-	for i := range m.n {
-		if m.keys[i] == t {
-			return m.vals[i], true
-		}
-	}
-	v, ok := m.m[t]
-	return v, ok
-}
-
-func (m *memo) put(t *datatype.Type, v val) {
-	if m.n < len(m.keys) {
-		m.keys[m.n], m.vals[m.n] = t, v
-		m.n++
-		return
-	}
-	if m.m == nil {
-		m.m = map[*datatype.Type]val{}
-	}
-	m.m[t] = v
+	on bool
+	smallmap.Map[*datatype.Type, val]
 }
 
 // of is the signature value of t, with memo switched on at the first
@@ -170,7 +146,7 @@ func of(t *datatype.Type, m *memo) val {
 		return flat(t)
 	}
 	if m.on {
-		if v, ok := m.get(t); ok {
+		if v, ok := m.Get(t); ok {
 			return v
 		}
 	}
@@ -207,7 +183,7 @@ func of(t *datatype.Type, m *memo) val {
 		}
 	}
 	if m.on {
-		m.put(t, v)
+		m.Put(t, v)
 	}
 	return v
 }

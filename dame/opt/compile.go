@@ -12,11 +12,12 @@
 package opt
 
 import (
-	"github.com/ddtlab/ddt/dame"
 	"slices"
 	"sync/atomic"
 
+	"github.com/ddtlab/ddt/dame"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/smallmap"
 )
 
 // Compile lowers t into an optimized dame.Program. It never fails: every
@@ -58,48 +59,26 @@ type builder struct {
 }
 
 // builtMemo is the builder's memo: off until the first struct, then the
-// node of every type built. Its first entries live in arrays searched
-// linearly (a small type, the common case, allocates no map); the rest in
-// maps made on demand, more by type and frozen, the nodes it holds.
+// node of every type built, and which nodes it holds (frozen: shared, so
+// never changed in place).
 type builtMemo struct {
 	on     bool
-	n      int
-	ts     [16]*datatype.Type
-	bs     [16]built
-	more   map[*datatype.Type]built
-	frozen map[*dame.Node]bool
+	byType smallmap.Map[*datatype.Type, built]
+	frozen smallmap.Map[*dame.Node, bool]
 }
 
-func (m *builtMemo) get(t *datatype.Type) (built, bool) {
-	for i := range m.n {
-		if m.ts[i] == t {
-			return m.bs[i], true
-		}
-	}
-	b, ok := m.more[t]
-	return b, ok
-}
+func (m *builtMemo) get(t *datatype.Type) (built, bool) { return m.byType.Get(t) }
 
-// holds reports whether n is the node of a type in m.
 func (m *builtMemo) holds(n *dame.Node) bool {
-	for i := range m.n {
-		if m.bs[i].n == n {
-			return true
-		}
-	}
-	return m.frozen[n]
+	_, ok := m.frozen.Get(n)
+	return ok
 }
 
 func (m *builtMemo) put(t *datatype.Type, b built) {
-	if m.n < len(m.ts) {
-		m.ts[m.n], m.bs[m.n] = t, b
-		m.n++
-		return
+	m.byType.Put(t, b)
+	if !m.holds(b.n) {
+		m.frozen.Put(b.n, true)
 	}
-	if m.more == nil {
-		m.more, m.frozen = map[*datatype.Type]built{}, map[*dame.Node]bool{}
-	}
-	m.more[t], m.frozen[b.n] = b, true
 }
 
 // built is the node of a type and the displacement of its origin.

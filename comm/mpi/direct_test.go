@@ -268,19 +268,7 @@ func TestDirectSweep(t *testing.T) {
 					}
 					c := w.c
 					start := time.Now()
-					for range iters {
-						var err error
-						if c.Rank() == 0 {
-							if err = c.Send(buf, 1, 0); err == nil {
-								_, err = c.Recv(buf, 1, 0)
-							}
-						} else if _, err = c.Recv(buf, 0, 0); err == nil {
-							err = c.Send(buf, 0, 0)
-						}
-						if err != nil {
-							t.Fatal(err)
-						}
-					}
+					pingPong(t, c, buf, iters)
 					if r >= 0 {
 						res[w.name] = append(res[w.name], float64(time.Since(start).Nanoseconds())/1e3/float64(iters))
 					}

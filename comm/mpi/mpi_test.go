@@ -401,19 +401,7 @@ func TestLatency(t *testing.T) {
 					t.Fatal(err)
 				}
 				start := time.Now()
-				for range iters {
-					var err error
-					if c.Rank() == 0 {
-						if err = c.Send(buf, 1, 0); err == nil {
-							_, err = c.Recv(buf, 1, 0)
-						}
-					} else if _, err = c.Recv(buf, 0, 0); err == nil {
-						err = c.Send(buf, 0, 0)
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
+				pingPong(t, c, buf, iters)
 				res[m.String()] = append(res[m.String()], float64(time.Since(start).Nanoseconds())/1e3/iters)
 			}
 		}
@@ -453,4 +441,23 @@ func TestSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("half", func(t *testing.T) { runSuite(t, h) })
+}
+
+// pingPong runs iters round trips of buf between ranks 0 and 1 of c
+// (rank 0 sends first, tag 0).
+func pingPong(t *testing.T, c *Comm, buf comm.Buffer, iters int) {
+	t.Helper()
+	for range iters {
+		var err error
+		if c.Rank() == 0 {
+			if err = c.Send(buf, 1, 0); err == nil {
+				_, err = c.Recv(buf, 1, 0)
+			}
+		} else if _, err = c.Recv(buf, 0, 0); err == nil {
+			err = c.Send(buf, 0, 0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

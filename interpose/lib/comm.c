@@ -843,9 +843,10 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 	held *h;
 	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
-	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt))
+	int staged = ddt_staged(datatype, count, &ti, &n);
+	if (staged && ddt_direct(&ti, n, &dt))
 		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 1);
-	if (ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
+	if (staged && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		pl_sink s = rsink(&ti, tmp, n, buf, count);
 		int rc = PMPI_Recv_c(tmp, s.rcount, s.rtype, source, tag, comm, &st);
@@ -875,10 +876,11 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 	}
 	MPI_Datatype dt;
 	int drc;
-	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt) &&
+	int staged = ddt_staged(datatype, count, &ti, &n);
+	if (request && staged && ddt_direct(&ti, n, &dt) &&
 		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 1, &drc))
 		return drc;
-	if (request && ddt_staged(datatype, count, &ti, &n) && (tmp = ddt_buf_get(n))) {
+	if (request && staged && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
 			p->comm = comm;
@@ -920,9 +922,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	held *h;
 	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
-	if (ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt))
+	int staged = ddt_staged(datatype, count, &ti, &n);
+	if (staged && ddt_direct(&ti, n, &dt))
 		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 0);
-	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
+	if (staged && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		pl_sink s = rsink(&ti, tmp, n, buf, count);
 		int rc = PMPI_Recv(tmp, (int)s.rcount, s.rtype, source, tag, comm, &st);
@@ -952,10 +955,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	}
 	MPI_Datatype dt;
 	int drc;
-	if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt) &&
+	int staged = ddt_staged(datatype, count, &ti, &n);
+	if (request && staged && ddt_direct(&ti, n, &dt) &&
 		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 0, &drc))
 		return drc;
-	if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
+	if (request && staged && small(n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
 			p->comm = comm;
@@ -1189,7 +1193,8 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 		int64_t n;                                                                                           \
 		void *tmp;                                                                                           \
 		MPI_Datatype dt;                                                                                     \
-		if (request && ddt_staged(datatype, count, &ti, &n) && ddt_direct(&ti, n, &dt)) {                       \
+		int staged = ddt_staged(datatype, count, &ti, &n);                                                   \
+		if (request && staged && ddt_direct(&ti, n, &dt)) {                                                  \
 			/* direct (direct.c); a receive that could get packet 0 of a */                                  \
 			/* pipelined message is recorded for dir_recvd */                                                \
 			pend *p = NULL;                                                                                  \
@@ -1205,7 +1210,7 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 				return rc;                                                                                   \
 			}                                                                                                \
 		}                                                                                                    \
-		if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {         \
+		if (request && staged && small(n) && (tmp = ddt_buf_get(n))) {                                       \
 			pend *p = pnew(RECV, 1, &ti, tmp, n, buf, count);                                                \
 			if (p) {                                                                                         \
 				int rc = RECV ? PMPI_##NAME(tmp, (int)p->sink.rcount, p->sink.rtype, peer, tag, comm, request) \

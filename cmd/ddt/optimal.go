@@ -83,15 +83,16 @@ func runReconstruct(e *env, args []string) error {
 	// exact up to optimal.MaxLen elements, and at any length over vec, idx,
 	// idxbuc and contig only; longer maps over other sets get the approximation,
 	// with the certified gap on stderr
-	tree, cost, lower, exact, err := optimal.ReconstructLarge(m, opts)
+	ans, err := optimal.ReconstructLargeAnswer(m, opts)
 	if err != nil {
 		return err
 	}
+	tree, cost, lower := ans.Tree, ans.Cost, ans.Lower
 	switch {
 	case len(m) <= optimal.MaxLen || opts.Constructors&^optimal.ChainConstructors == 0:
-	case exact:
-		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the approximation; optimal (the cost meets the lower bound %d)\n",
-			len(m), optimal.MaxLen, lower)
+	case ans.Exact:
+		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: %s\n",
+			len(m), optimal.MaxLen, ans.How())
 	default:
 		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the approximation; the optimal cost lies in [%d, %d] (within %.2f× of optimal; a-priori bound %.2f×)\n",
 			len(m), optimal.MaxLen, lower, cost, float64(cost)/float64(lower), float64(optimal.ListCost(m, opts))/float64(lower))

@@ -1,9 +1,6 @@
 package optimal
 
-import (
-	"math"
-	"math/bits"
-)
+import "math"
 
 // maxPartitionWork bounds the steps of partitionBound (block comparisons
 // and window extensions): about n²/4 comparisons for n elements, so maps
@@ -64,47 +61,8 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		return min(target, c.Struc), true
 	}
 
-	// types, letters and their prefix hashes (mod 2^61 − 1)
-	ids := map[string]int32{}
-	typ := make([]int32, n)
-	for i, e := range m {
-		id, seen := ids[e.Type]
-		if !seen {
-			id = int32(len(ids))
-			ids[e.Type] = id
-		}
-		typ[i] = id
-	}
-	gap := make([]int64, n)
-	for i := 1; i < n; i++ {
-		gap[i] = m[i].Disp - m[i-1].Disp
-	}
-	const mod = (1 << 61) - 1
-	mulmod := func(a, b uint64) uint64 {
-		hi, lo := bits.Mul64(a, b)
-		// a·b = hi·2^64 + lo; 2^64 ≡ 8 (mod 2^61 − 1)
-		r := (lo & mod) + (lo >> 61) + (hi << 3 & mod) + (hi >> 58)
-		for r >= mod {
-			r -= mod
-		}
-		return r
-	}
-	const base = 0x1f3d5b79a2c4e687 % mod
-	h := make([]uint64, n+1) // h[i]: hash of letters 1 … i−1
-	pw := make([]uint64, n+1)
-	pw[0] = 1
-	for i := 1; i <= n; i++ {
-		pw[i] = mulmod(pw[i-1], base)
-		var x uint64
-		if i-1 >= 1 {
-			x = (uint64(gap[i-1])*0x9e3779b97f4a7c15 ^ uint64(typ[i-1])*0xc2b2ae3d27d4eb4f) % mod
-		}
-		h[i] = (mulmod(h[i-1], base) + x + 1) % mod
-	}
-	// hash of letters i … j−1 (positions within 1 … n−1)
-	sub := func(i, j int) uint64 {
-		return (h[j] + mod - mulmod(h[i], pw[j-i])) % mod
-	}
+	lh := newLetterHash(m)
+	typ, gap := lh.typ, lh.gap
 	// blocks [x, x+q) and [x+q, x+2q) equal once aligned (up to hash
 	// collisions, which only add windows)
 	blockEq := func(x, q int) bool {
@@ -117,7 +75,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		if gap[x+1] != gap[x+q+1] || typ[x+1] != typ[x+q+1] {
 			return false
 		}
-		return sub(x+1, x+q) == sub(x+q+1, x+2*q)
+		return lh.eq(x+1, x+q+1, q-1)
 	}
 	// arun[i]: the longest run of one type at one gap starting at i
 	arun := make([]int32, n)

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register(&command{name: "reconstruct", args: "TYPEMAP [--cost K=V,...] [--constructors LIST] [-o OUT.ddt]",
-		summary: "print cost: N and a least-cost type tree (seed 000) for a type map of BASICTYPE DISPLACEMENT lines (exact up to 4096 elements, and up to 2^20 over leaf,vec,idx,idxbuc,contig; above 4096 otherwise the approximation, with the certified gap and its a-priori bound on stderr); -o writes it as a .ddt file",
+		summary: "print cost: N and a least-cost type tree (seed 000) for a type map of BASICTYPE DISPLACEMENT lines (exact up to 4096 elements, and up to 2^20 over leaf,vec,idx,idxbuc,contig; above 4096 otherwise the exact program for periodic maps when it fits, else the approximation, with the certified gap and its a-priori bound on stderr); -o writes it as a .ddt file",
 		run:     runReconstruct})
 	register(&command{name: "normalize", args: "TYPE [--cost K=V,...] [-o OUT.ddt]",
 		summary: "print cost_before, cost_after and a cheaper type tree with the same type map (seed 000 §VI); -o writes it as a .ddt file",

@@ -3,9 +3,9 @@ package optimal
 import "math"
 
 // maxPartitionWork bounds the steps of partitionBound (block comparisons
-// and window extensions): about n²/4 comparisons for n elements, so maps
-// of up to about 32,768 elements fit.
-const maxPartitionWork = 1 << 28
+// and window extensions): 2^23, a few tenths of a second; the WRF
+// layouts (25,662 elements) take between 2^20 and 2^22.
+const maxPartitionWork = 1 << 23
 
 // maxPartitionTarget is the largest target partitionBound takes: windows
 // are cut once their bound reaches the target, which keeps them few only
@@ -39,7 +39,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 	if n < 2 || !set.Has(AllowStruc) || set.Has(AllowSBuc) || set.Has(AllowContig) {
 		return 0, false
 	}
-	if int64(n/2)*int64(n/2) > maxWork || target > maxPartitionTarget {
+	if target > maxPartitionTarget {
 		return 0, false
 	}
 	inf := int64(math.MaxInt64 / 4)

@@ -2,6 +2,7 @@ package optimal
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -74,4 +75,52 @@ func TestReconstructLargePeriodic(t *testing.T) {
 		t.Fatalf("exact %d, approximation [%d, %d] (%v)", a.Cost, lower, approx, err)
 	}
 	t.Logf("exact %d, approximation [%d, %d]", a.Cost, lower, approx)
+}
+
+// TestPrefixesAgainstProgram: prefixes of the maps issue 24 names — strided
+// buckets, the WRF shape, an index list of 3-double blocks followed by
+// arrays gathered at the same indices (LAMMPS's shape) — against the O(n³)
+// program: LowerBound never above the optimum, the program for periodic
+// maps equal to it, the approximation never below it. DDT_RECON_SLOW=1
+// adds prefixes of 1000–2003 elements (about a minute).
+func TestPrefixesAgainstProgram(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 45))
+	var lammps TypeMap
+	idx := r.Perm(5000)[:800]
+	for _, k := range idx {
+		for j := range 3 {
+			lammps = append(lammps, Elem{"double", int64(24*k + 8*j)})
+		}
+	}
+	for a := range 3 {
+		for _, k := range idx {
+			lammps = append(lammps, Elem{"double", int64(200000*(a+1) + 8*k)})
+		}
+	}
+	maps := map[string]TypeMap{"strided": stridedBuckets(4096), "wrf": wrfLike(26, 1690), "lammps": lammps}
+	sizes := []int{50, 97, 150, 233, 301}
+	if os.Getenv("DDT_RECON_SLOW") == "1" {
+		sizes = append(sizes, 1000, 1500, 2003)
+	}
+	for name, full := range maps {
+		for _, n := range sizes {
+			m := full[:n]
+			opt, err := exactCost(t, m, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			lb := LowerBound(m, DefaultOptions())
+			if lb > opt {
+				t.Fatalf("%s, %d elements: lower bound %d > optimum %d", name, n, lb, opt)
+			}
+			if tr, c, _, ok := periodicExact(m, DefaultOptions(), 1<<40); ok && (c != opt || !flattensTo(tr, m)) {
+				t.Fatalf("%s, %d elements: periodic program %d, optimum %d", name, n, c, opt)
+			}
+			_, ac, al, err := approximate(m, DefaultOptions(), 16)
+			if err != nil || ac < opt || al > opt {
+				t.Fatalf("%s, %d elements: approximation [%d, %d] (%v), optimum %d", name, n, al, ac, err, opt)
+			}
+			t.Logf("%s, %d elements: optimum %d, lower bound %d, approximation %d", name, n, opt, lb, ac)
+		}
+	}
 }

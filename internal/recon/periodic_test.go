@@ -240,3 +240,31 @@ func TestPeriodicBlocksEqual(t *testing.T) {
 		t.Errorf("only %d block pairs checked", checked)
 	}
 }
+
+// FuzzPeriodic compares SolvePeriodic with Solve on periodic sequences
+// read from the fuzzer's bytes: the first p bytes give the block's gaps
+// (and, by their top bit, its symbols), the last byte its length.
+func FuzzPeriodic(f *testing.F) {
+	f.Add([]byte{2, 2, 64, 2, 2, 2, 80}, uint8(7), uint8(90))
+	f.Add([]byte{1, 3, 1, 3, 5}, uint8(4), uint8(40))
+	f.Add([]byte{130, 2, 9}, uint8(3), uint8(31))
+	f.Fuzz(func(t *testing.T, b []byte, p, n uint8) {
+		if len(b) == 0 || p == 0 || int(p) > len(b) || n == 0 || n > 140 {
+			return
+		}
+		s := Seq{LeafCost: []int64{2, 2}, Size: []int64{4, 8}}
+		var x int64
+		for i := range int(n) {
+			c := b[i%int(p)]
+			if i > 0 {
+				x += int64(c&127) * 4
+			}
+			s.Sym, s.Disp = append(s.Sym, int32(c>>7)), append(s.Disp, x)
+		}
+		set := paperSet
+		if p&1 != 0 {
+			set |= AllowContig
+		}
+		checkPeriodic(t, s, paperCost, set)
+	})
+}

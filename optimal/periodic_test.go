@@ -120,7 +120,7 @@ func TestPrefixesAgainstProgram(t *testing.T) {
 			if err != nil || ac < opt || al > opt {
 				t.Fatalf("%s, %d elements: approximation [%d, %d] (%v), optimum %d", name, n, al, ac, err, opt)
 			}
-			t.Logf("%s, %d elements: optimum %d, lower bound %d, approximation %d", name, n, opt, lb, ac)
+			t.Logf("%s, %d elements: optimum %d, LowerBound %d, approximation [%d, %d]", name, n, opt, lb, al, ac)
 		}
 	}
 }

@@ -390,6 +390,10 @@ func approximateAt(m TypeMap, opts Options, maxSeq, depth int) (tree *Node, cost
 			tree, cost = t, c
 		}
 	}
+	if cost > lower && cost <= maxPartitionTarget {
+		// the window bound with this cost as its target
+		lower = max(lower, strucBoundUpTo(m, opts, 1, lower, cost))
+	}
 	if cost <= lower {
 		return tree, cost, lower, nil // optimal: the rules cannot do better
 	}

@@ -24,6 +24,14 @@ import (
 // O(n) per divisor of n, plus two chain solutions and, at depth > 0, two
 // piece bounds of maps of n − 1 elements per divisor.
 func strucBound(m TypeMap, opts Options, depth int, floor int64) int64 {
+	return strucBoundUpTo(m, opts, depth, floor, math.MaxInt64)
+}
+
+// strucBoundUpTo is strucBound given an upper bound on the optimum (the
+// cost of a known tree): the window bound of a root struc needs a small
+// target, which the other cases do not always give (a map whose least
+// chain is long).
+func strucBoundUpTo(m TypeMap, opts Options, depth int, floor, upper int64) int64 {
 	n := len(m)
 	set := opts.Constructors
 	if n < 2 || !set.Has(AllowStruc) || set.Has(AllowSBuc) {
@@ -117,7 +125,7 @@ func strucBound(m TypeMap, opts Options, depth int, floor int64) int64 {
 	if min(rootN, c.Struc+2*w+l1+multi) < best && rootN != inf {
 		// a root struc: its children window by window, when that fits
 		// the work bound, else as for the other q
-		target := min(best, ListCost(m, opts))
+		target := min(best, ListCost(m, opts), upper)
 		if pb, ok := partitionBound(m, opts, target, maxPartitionWork); ok {
 			best = min(best, pb) // every k, with or without single elements
 		} else {

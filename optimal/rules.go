@@ -390,10 +390,6 @@ func approximateAt(m TypeMap, opts Options, maxSeq, depth int) (tree *Node, cost
 			tree, cost = t, c
 		}
 	}
-	if cost > lower && cost <= maxPartitionTarget {
-		// the window bound with this cost as its target
-		lower = max(lower, strucBoundUpTo(m, opts, 1, lower, cost))
-	}
 	if cost <= lower {
 		return tree, cost, lower, nil // optimal: the rules cannot do better
 	}
@@ -405,6 +401,11 @@ func approximateAt(m TypeMap, opts Options, maxSeq, depth int) (tree *Node, cost
 		if l, err := t.Len(); err == nil && l == int64(len(m)) && flattensTo(t, m) {
 			tree, cost = t, c
 		}
+	}
+	if cost > lower && cost <= maxPartitionTarget {
+		// the window bound with the answer's cost as its target (the
+		// shape bound's own target may be far larger: no cheap chain)
+		lower = max(lower, strucBoundUpTo(m, opts, 1, lower, cost))
 	}
 	return tree, cost, lower, nil
 }

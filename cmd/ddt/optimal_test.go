@@ -248,3 +248,35 @@ func TestReconstructPeriodic(t *testing.T) {
 		t.Errorf("stderr %q", errs)
 	}
 }
+
+// TestReconstructWRFShape: DDTBench's WRF send layout (four runs of 26
+// blocks of 3 floats, then five runs of big blocks at irregular starts)
+// above 4096 elements is proven optimal by the lower bound (the window
+// bound), and stderr says so.
+func TestReconstructWRFShape(t *testing.T) {
+	var b strings.Builder
+	run := func(at int64, blocks int) {
+		for k := range blocks {
+			for j := range 3 {
+				fmt.Fprintf(&b, "float %d\n", at+int64(k)*96+int64(j)*4)
+			}
+		}
+	}
+	for k := range 4 {
+		run(440+int64(k)*3264, 26)
+	}
+	for _, d := range []int64{0, 212160, 424320, 848640, 1272960} {
+		run(38072+d, 300)
+	}
+	in := writeFile(t, t.TempDir(), "wrf.typemap", b.String())
+	out, errs, st := cli(t, "", "reconstruct", in)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	if !strings.HasPrefix(out, "cost: 28\nidxbuc(9, 96, ") {
+		t.Errorf("output %.200q", out)
+	}
+	if !strings.Contains(errs, "4812 elements, more than 4096: by the approximation; optimal (the cost meets the lower bound 28)") {
+		t.Errorf("stderr %q", errs)
+	}
+}

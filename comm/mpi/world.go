@@ -95,6 +95,7 @@ type world struct {
 	// the data messages that follow them under per-pair sequence tags, rcomm
 	// Raw messages and ccomm collectives.
 	hcomm, dcomm, rcomm, ccomm C.MPI_Comm
+	hcommH                     C.ddt_h // hcomm as an integer, for the calls that take it so
 	tagUB                      int
 	seq                        []int           // next data tag per destination
 	hdrDone                    [hdrRing]bool   // header receives completed, not yet taken in
@@ -235,6 +236,7 @@ func Init(opts Options) (*Comm, error) {
 		}
 	}
 	w.hcomm, w.dcomm, w.rcomm, w.ccomm = comms[0], comms[1], comms[2], comms[3]
+	w.hcommH = C.ddt_comm_h(w.hcomm)
 	var r, s C.int
 	C.MPI_Comm_rank(w.hcomm, &r)
 	C.MPI_Comm_size(w.hcomm, &s)
@@ -625,8 +627,8 @@ func (w *world) progressSpin(spin float64) bool {
 	if len(pend) == 0 && w.nrep < hdrRing { // the oldest header receive is posted
 		only = w.head
 	}
-	rc := C.ddt_poll(&reqs[0], &etypes[0], C.int(n), C.double(spin), (*C.int)(b.idx), (*C.MPI_Status)(b.sts), (*C.ddt_result)(b.out), &ints[0],
-		(*C.int)(b.rep), C.int(w.nrep), (*C.char)(w.hbuf), C.int(hdrSlot), w.hcomm, &ints[1], C.int(only))
+	rc := C.ddt_poll(cAddr(b.reqs), cAddr(b.etypes), C.int(n), C.double(spin), (*C.int)(b.idx), (*C.MPI_Status)(b.sts), (*C.ddt_result)(b.out), &ints[0],
+		(*C.int)(b.rep), C.int(w.nrep), (*C.char)(w.hbuf), C.int(hdrSlot), w.hcommH, &ints[1], C.int(only))
 	count, posted := ints[0], ints[1]
 	if posted > 0 {
 		rep := unsafe.Slice((*C.int)(b.rep), hdrRing)
@@ -775,6 +777,9 @@ func (w *world) takeIn(buf unsafe.Pointer, res result) {
 	}
 	w.q.Arrive(q.env, q)
 }
+
+// cAddr passes the address of C memory to C as an integer (see ddt_h).
+func cAddr(p unsafe.Pointer) C.ddt_h { return C.ddt_h(uintptr(p)) }
 
 func newPending(done func(result)) *pending {
 	return &pending{req: new(C.MPI_Request), done: done}

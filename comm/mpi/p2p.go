@@ -200,7 +200,8 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 // sendInline sends e.s.Bytes <= c.inline bytes of buf packed inside their
 // header message, as one MPI message from a pooled C buffer, with one cgo
 // call (MPI_Isend and MPI_Test); e is the signature with, from the cache,
-// whether packing is a copy. sent reports whether the message left;
+// whether packing is a copy. The header is a compact one when the
+// receiver holds it already (compact.go). sent reports whether the message left;
 // if not, err says why and nothing is in flight. A sent message that MPI
 // completed at once returns p == nil and MPI_Test's error; otherwise p is
 // the pending send (not yet started: the caller sets its done and starts
@@ -210,15 +211,34 @@ func (c *Comm) sendInline(buf comm.Buffer, e *sigEntry, wdest, tag int) (p *pend
 	if w.closed {
 		return nil, false, errors.New("mpi: send after Finalize")
 	}
-	hlen := hdrSize + e.s.Bytes
+	key := compactKey{sig: e.s, ctx: c.ctx, src: c.rank}
+	h := key.mix()
+	slot := int(h % compactSlots)
+	tb := w.compact.peer(&w.compact.out, wdest, w.size)
+	short := useCompact && tb[slot].ok && tb[slot].k == key
+	hoff := int64(hdrSize)
+	if short {
+		hoff = compactSize
+	}
+	hlen := hoff + e.s.Bytes
 	hp, hb, hcap := w.pools.getBuf(hlen)
 	if e.s.Bytes > 0 {
-		if err := packRun(hb[hdrSize:], buf, e); err != nil {
+		if err := packRun(hb[hoff:], buf, e); err != nil {
 			w.pools.putBuf(hp, hcap)
 			return nil, false, err
 		}
 	}
-	putHeader(hb, e.s, -1, c.ctx, c.rank)
+	if short {
+		putCompact(hb, compactWord(h, slot))
+	} else {
+		putHeader(hb, e.s, -1, c.ctx, c.rank)
+		if useCompact {
+			// the receiver keeps it in slot, which stays invalid here
+			// until the send has started
+			put64(hb[32:], le64(hb[32:])|uint64(slot+1)<<32)
+			tb[slot].ok = false
+		}
+	}
 	p = w.pools.getPending(nil)
 	out := &unsafe.Slice((*C.int)(w.pb.ints), 4)[2]
 	rc := C.ddt_isend_test((*C.char)(hp), C.int(hlen), C.int(wdest), C.int(tag), w.hcommH, cAddr(unsafe.Pointer(p.req)), out, C.int(testAtOnce))
@@ -229,6 +249,12 @@ func (c *Comm) sendInline(buf comm.Buffer, e *sigEntry, wdest, tag int) (p *pend
 		return nil, false, check("MPI_Isend", rc)
 	}
 	w.hsent[wdest]++
+	switch {
+	case short:
+		w.compact.sent++
+	case useCompact && rc == 0:
+		tb[slot] = compactEntry{k: key, ok: true}
+	}
 	if done != 0 {
 		w.pools.putBuf(hp, hcap)
 		w.pools.putPending(p)
@@ -242,6 +268,10 @@ func (c *Comm) sendInline(buf comm.Buffer, e *sigEntry, wdest, tag int) (p *pend
 // tests set it to 0 to take the path of sends that MPI does not complete
 // at once.
 var testAtOnce = 1
+
+// useCompact is whether small messages are sent with compact headers when
+// the receiver holds their header (compact.go); tests turn it off.
+var useCompact = true
 
 // sendSmall is Send of a message that travels inside its header (Packed
 // mode, at most the inline limit): no request, no allocation, one cgo

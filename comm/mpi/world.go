@@ -105,6 +105,7 @@ type world struct {
 	pb                         pollBufs        // its first hdrRing requests are the header receives
 	pools                      pools
 	sigs                       sigCache
+	compact                    compactTables
 	hbuf                       unsafe.Pointer // hdrRing receive buffers of hdrSize+MaxInline bytes
 	head                       int            // the oldest posted header receive
 	q                          match.Queue[*incoming, *recvOp]
@@ -727,7 +728,7 @@ func parseHeader(in *incoming, buf unsafe.Pointer, r result) bool {
 	in.sig.Sig.N = int64(le64(b[8:]))
 	in.sig.Bytes = int64(le64(b[16:]))
 	in.dataTag = int(int64(le64(b[24:])))
-	if u := le64(b[32:]); u > 0 && u <= uint64(datatype.NumBasic) {
+	if u := le64(b[32:]) & 0xffffffff; u > 0 && u <= uint64(datatype.NumBasic) { // the upper half: a compact header's slot
 		in.sig.Sig.Uniform, in.sig.Sig.Basic = true, datatype.Basic(u-1)
 	}
 	if in.dataTag < 0 {
@@ -763,8 +764,17 @@ func put64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 // delivered straight from buf, without allocating.
 func (w *world) takeIn(buf unsafe.Pointer, res result) {
 	var in incoming
-	if !parseHeader(&in, buf, res) {
-		return
+	if res.code == 0 && res.bytes >= compactSize && le64(unsafe.Slice((*byte)(buf), compactSize))&compactFlag != 0 {
+		if !w.parseCompact(&in, le64(unsafe.Slice((*byte)(buf), compactSize)), unsafe.Slice((*byte)(buf), res.bytes), res.src, res.tag) {
+			return
+		}
+	} else {
+		if !parseHeader(&in, buf, res) {
+			return
+		}
+		if in.dataTag < 0 {
+			w.storeCompact(&in, le64(unsafe.Slice((*byte)(buf), hdrSize)[32:])>>32)
+		}
 	}
 	if r, ok := w.q.Match(in.env); ok {
 		w.deliver(&in, r)

@@ -71,7 +71,11 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	if c.mode == Packed && sig.Bytes <= int64(c.inline) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		p, sent, err := c.sendInline(buf, &sigEntry{s: sig}, wdest, tag)
+		e, err := w.sigs.lookup(buf.Type, buf.Count) // whether packing is a copy
+		if err != nil {
+			return nil, err
+		}
+		p, sent, err := c.sendInline(buf, e, wdest, tag)
 		switch {
 		case !sent:
 			return nil, err

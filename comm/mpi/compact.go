@@ -13,8 +13,9 @@ import (
 // communicator context and its source rank in that communicator. Sent
 // again and again between two ranks, that header is the same, and on
 // MPICH (ch4:ucx) a message of 80 bytes of data and 56 of header crosses
-// a size above which the round trip costs 0.15–0.2 µs more (C: 1.07 µs
-// up to 92 bytes, 1.25 µs from 96 on; docs/comm-mpi.md, "Third pass").
+// a size above which the round trip costs 0.1–0.2 µs more (C: about
+// 1.05–1.1 µs up to 92 bytes, 1.15–1.25 µs from 96 on; docs/comm-mpi.md,
+// "Third pass").
 //
 // So the two sides of every pair keep a small table of the headers sent
 // between them: the sender's view of what the receiver holds (out, per

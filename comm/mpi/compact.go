@@ -34,8 +34,9 @@ import (
 // The slot of a header is fixed (a hash of it): a header that hashes to
 // an occupied slot replaces it, the sender sending it in full. The
 // sender's slot is invalid from the moment a full header naming it is
-// sent until that send has started without error, so no compact header
-// refers to a slot whose full header may not have left.
+// sent until that send has completed without error (at once, as small
+// sends do; one left in flight leaves the slot invalid), so no compact
+// header refers to a slot whose full header may not have left.
 
 const (
 	// compactSize is the size of a compact header.

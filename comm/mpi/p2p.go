@@ -238,7 +238,7 @@ func (c *Comm) sendInline(buf comm.Buffer, e *sigEntry, wdest, tag int) (p *pend
 		putHeader(hb, e.s, -1, c.ctx, c.rank)
 		if useCompact {
 			// the receiver keeps it in slot, which stays invalid here
-			// until the send has started
+			// until the send has completed
 			put64(hb[32:], le64(hb[32:])|uint64(slot+1)<<32)
 			tb[slot].ok = false
 		}
@@ -256,7 +256,9 @@ func (c *Comm) sendInline(buf comm.Buffer, e *sigEntry, wdest, tag int) (p *pend
 	switch {
 	case short:
 		w.compact.sent++
-	case useCompact && rc == 0:
+	case useCompact && rc == 0 && done != 0:
+		// the full header has left without error: later messages with it
+		// may name its slot (a send left in flight does not validate it)
 		tb[slot] = compactEntry{k: key, ok: true}
 	}
 	if done != 0 {

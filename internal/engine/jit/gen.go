@@ -353,11 +353,19 @@ func envInt(k string, def int64) int64 {
 
 // gather8 packs k 8-byte elements, element i at memory mb+mo+i*stride,
 // into the packed bytes at RSI+po on. Groups of vec/8 elements are
-// assembled in one vector register (VMOVSD and VMOVHPD load pairs,
-// VINSERTF128 and VINSERTF64X4 join them) and stored with one move, a
-// fourth or an eighth of the stores of scalar moves (the stores bound the
-// pack of strided elements); a pair left over is one 16-byte store, a
-// last element a scalar move. Only vector registers 0-3 are used.
+// assembled in one vector register and stored with one move, a fourth or
+// an eighth of the stores of scalar moves (the stores bound the pack of
+// strided elements); a pair left over is one 16-byte store, a last
+// element a scalar move. Only vector registers 0-3 are used.
+//
+// A group of four is built without shuffles (quad): VMOVSD loads the
+// first element, and each other one is a VBROADCASTSD load (no shuffle
+// port) and a VBLENDPD into its lane (any vector ALU port); a group of
+// eight joins two such quads with one VINSERTF64X4. The VMOVHPD and
+// VINSERTF128 of the pairs (blendGather off) are all shuffles, which run
+// on one port: 7 per 8 elements, and that port, not the loads or the
+// stores, bounded the pack of elements in L1 or L2 (L1 S, L2 S: 1.6-1.7x
+// the time of the blends, bench/RESULTS.md §23).
 func (g *gen) gather8(mb reg, mo, stride, k int64) {
 	G := int64(g.vec / 8)
 	el := func(i int64) mem { return at(mb, g.d32(mo+i*stride)) }
@@ -365,15 +373,24 @@ func (g *gen) gather8(mb reg, mo, stride, k int64) {
 		g.a.loadLow(x, el(i))
 		g.a.loadHigh(x, el(i+1))
 	}
+	quad := func(x int, i int64) {
+		if !blendGather {
+			pair(x, i)
+			pair(x+1, i+2)
+			g.a.insertHigh(32, x, x+1)
+			return
+		}
+		g.a.loadLow(x, el(i))
+		for j := int64(1); j < 4; j++ {
+			g.a.broadcast8(x+1, el(i+j))
+			g.a.blend8(x, x+1, 1<<j)
+		}
+	}
 	i := int64(0)
 	for ; i+G <= k; i += G {
-		pair(0, i)
-		pair(1, i+2)
-		g.a.insertHigh(32, 0, 1)
+		quad(0, i)
 		if G == 8 {
-			pair(2, i+4)
-			pair(3, i+6)
-			g.a.insertHigh(32, 2, 3)
+			quad(2, i+4)
 			g.a.insertHigh(64, 0, 2)
 		}
 		g.a.vmove(false, int(8*G), 0, at(rsi, g.d32(g.po)), true)
@@ -388,6 +405,10 @@ func (g *gen) gather8(mb reg, mo, stride, k int64) {
 		g.block(mb, mo+i*stride, 8)
 	}
 }
+
+// blendGather is cleared by DDT_JIT_BLEND=0 (for measurements: gather8's
+// groups of VMOVHPD pairs joined by VINSERTF128, the code before §23).
+var blendGather = os.Getenv("DDT_JIT_BLEND") != "0"
 
 // cost estimates the moves of one instance of n, capped.
 func (g *gen) cost(n *dame.Node) int64 {

@@ -67,6 +67,9 @@ type gen struct {
 	xr    int  // next vector register
 	nt    bool // pack long blocks with non-temporal stores (blockNT)
 	pfw   bool // the CPU has PREFETCHW (unpack's prefetches)
+	// noGather turns gather8 off within a loop whose elements do not
+	// stay in L1 (fitsL1)
+	noGather bool
 	// pf is the prefetch distance of the long blocks being emitted: the
 	// memory operand of each line a block loop moves is prefetched pf
 	// bytes ahead (0: none; see prefetchDist)
@@ -329,7 +332,7 @@ func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 // gather8: single 8-byte elements, not contiguous, less than
 // gatherMaxStride apart, with vector registers of at least 32 bytes.
 func (g *gen) gathers(c *dame.Node, stride int64) bool {
-	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 &&
+	return g.pack && g.vex && !g.noGather && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 &&
 		stride < gatherMaxStride && stride > -gatherMaxStride && !far(64*stride)
 }
 
@@ -405,6 +408,34 @@ func (g *gen) gather8(mb reg, mo, stride, k int64) {
 		g.block(mb, mo+i*stride, 8)
 	}
 }
+
+// fitsL1 reports whether gather8 suits count elements stride bytes
+// apart, by the L1 data cache they pass through (64 sets of 64-byte
+// lines; 8 ways assumed, a 32 KiB L1). Elements at least 64 bytes apart
+// whose stride is a multiple of 256 use only 4096/gcd(stride, 4096) of
+// the sets, at most 16; when there are more of them than those sets
+// hold, every line comes from L2 or farther on each call, and there
+// scalar moves measured faster than gather8 (L3 S, 1,024 doubles 256
+// bytes apart: 0.92x the time; 4,096 of them 0.95x; bench/RESULTS.md
+// §23). Elements spread over all 64 sets gather faster than scalar moves
+// in L1, L2 and memory alike (192 and 320 bytes apart: 1.09-1.27x), as
+// do elements that share lines.
+func fitsL1(count, stride int64) bool {
+	if stride < 0 {
+		stride = -stride
+	}
+	if stride < 64 || count <= 0 {
+		return true
+	}
+	g := int64(4096)
+	for a := stride % 4096; a != 0; g, a = a, g%a {
+	}
+	sets := 4096 / g
+	return sets > 16 || count <= sets*l1Ways
+}
+
+// l1Ways is the associativity fitsL1 assumes (8: a 32 KiB L1).
+const l1Ways = 8
 
 // blendGather is cleared by DDT_JIT_BLEND=0 (for measurements: gather8's
 // groups of VMOVHPD pairs joined by VINSERTF128, the code before §23).
@@ -697,6 +728,10 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 			g.node(c, mb, mo+k*stride)
 		}
 		return
+	}
+	defer func(ng bool) { g.noGather = ng }(g.noGather)
+	if g.gathers(c, stride) && !fitsL1(count, stride) {
+		g.noGather = true
 	}
 	u := g.unrollOf(c, stride, cc, count)
 	defer func(pf int64) { g.pf = pf }(g.pf)

@@ -45,6 +45,11 @@ func line(lv Level, d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L
 	case 4:
 		lineW[uint32](d, do, ds, s, so, ss, n)
 	case 8:
+		if ds == 8 && ss != 8 && lv > LevelGo && n >= 8 {
+			// a pack of strided words: vector groups (gather8)
+			gather8(lv, at(d, do), at(s, so), ss, n)
+			return
+		}
 		lineW[uint64](d, do, ds, s, so, ss, n)
 	case 12:
 		for i := 0; i < n; i++ {

@@ -424,7 +424,7 @@ func fitsL1(count, stride int64) bool {
 	if stride < 0 {
 		stride = -stride
 	}
-	if stride < 64 || count <= 0 {
+	if stride < 64 || count <= 0 || !fitsL1On {
 		return true
 	}
 	g := int64(4096)
@@ -436,6 +436,10 @@ func fitsL1(count, stride int64) bool {
 
 // l1Ways is the associativity fitsL1 assumes (8: a 32 KiB L1).
 const l1Ways = 8
+
+// fitsL1On is cleared by DDT_JIT_FITL1=0 (for measurements: gathers
+// whatever the sets, the code before §23).
+var fitsL1On = os.Getenv("DDT_JIT_FITL1") != "0"
 
 // blendGather is cleared by DDT_JIT_BLEND=0 (for measurements: gather8's
 // groups of VMOVHPD pairs joined by VINSERTF128, the code before §23).

@@ -67,6 +67,9 @@ type gen struct {
 	xr    int  // next vector register
 	nt    bool // pack long blocks with non-temporal stores (blockNT)
 	pfw   bool // the CPU has PREFETCHW (unpack's prefetches)
+	// units is the number of units of the next entry, all calls
+	// together (blockUnits; 0: not known)
+	units int64
 	// noGather turns gather8 off within a loop whose elements do not
 	// stay in L1 (fitsL1)
 	noGather bool
@@ -312,12 +315,27 @@ var prefetchOn = os.Getenv("DDT_JIT_PF") != "0"
 // prefetches would fall past the message, and the lines are few.
 const prefetchMinSpan = 64 << 10
 
+// farPrefetchMinSpan is the least memory a loop of known count over
+// elements of less than 64 bytes, each on a line of its own, spans for
+// its unpack to prefetch them, maxPrefetchRows elements ahead: beyond
+// the L2 cache. Measured in C on L3 L's scatter (bench/RESULTS.md §23),
+// PREFETCHW 8 to 32 elements ahead took 0.66-0.69x the time, 64 ahead
+// none.
+const farPrefetchMinSpan = 4 << 20
+
 // prefetchDist is the prefetch distance for a loop over count instances
 // of c (count < 0: not known when compiling, the units of an entry),
 // stride bytes apart: rows ahead times the stride when c is one block of
 // 64 bytes to prefetchAhead not adjacent to the next (stride beyond its
 // size) and the loop spans at least prefetchMinSpan, else 0.
 func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
+	if prefetchOn && c.Op == dame.ContigFinal && c.Size < 64 && stride >= 64 && count >= 0 &&
+		sat(count, stride) >= farPrefetchMinSpan {
+		// small elements on lines of their own, far more than L2 holds
+		// (L3 L: 2,096,704 doubles 256 bytes apart): every store's line
+		// comes from memory
+		return sat(maxPrefetchRows, stride)
+	}
 	if !prefetchOn || c.Op != dame.ContigFinal || c.Size < 64 || c.Size >= prefetchAhead || stride <= c.Size {
 		return 0
 	}
@@ -440,6 +458,10 @@ const l1Ways = 8
 // fitsL1On is cleared by DDT_JIT_FITL1=0 (for measurements: gathers
 // whatever the sets, the code before §23).
 var fitsL1On = os.Getenv("DDT_JIT_FITL1") != "0"
+
+// blockUnits tells the next entry how many units its calls move in all
+// (the blocks of the strided loop it is the block entry of).
+func (g *gen) blockUnits(n int64) { g.units = n }
 
 // blendGather is cleared by DDT_JIT_BLEND=0 (for measurements: gather8's
 // groups of VMOVHPD pairs joined by VINSERTF128, the code before §23).
@@ -770,12 +792,18 @@ func (g *gen) nodes(c *dame.Node, mb reg, mo, stride, k int64) {
 	}
 }
 
-// entry emits a function moving RCX units of c, stride bytes apart.
+// entry emits a function moving RCX units of c, stride bytes apart (of
+// g.units in all, when blockUnits set it just before).
 func (g *gen) entry(c *dame.Node, stride int64) int {
+	total := int64(-1)
+	if g.units > 0 {
+		total = g.units
+	}
+	g.units = 0
 	start := g.a.pc()
 	g.po = 0
 	g.prepare(c)
-	g.pf = g.prefetchDist(c, stride, -1)
+	g.pf = g.prefetchDist(c, stride, total)
 	defer func() { g.pf = 0 }()
 	g.countedLoop(g.unrollOf(c, stride, g.cost(c), 16), func(k int64) {
 		if k > 1 {

@@ -232,3 +232,14 @@ func testGather8(t *testing.T, lv Level) {
 		}
 	}
 }
+
+func TestFewSets(t *testing.T) {
+	for _, c := range []struct {
+		n, ss int
+		want  bool
+	}{{1024, 256, true}, {128, 256, false}, {1024, -256, true}, {1024, 192, false}, {1 << 20, 24, false}, {65, 512, true}} {
+		if got := fewSets(c.n, c.ss); got != c.want {
+			t.Errorf("fewSets(%d, %d) = %v, want %v", c.n, c.ss, got, c.want)
+		}
+	}
+}

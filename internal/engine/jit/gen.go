@@ -385,7 +385,7 @@ func envInt(k string, def int64) int64 {
 // eight joins two such quads with one VINSERTF64X4. The VMOVHPD and
 // VINSERTF128 of the pairs (blendGather off) are all shuffles, which run
 // on one port: 7 per 8 elements, and that port, not the loads or the
-// stores, bounded the pack of elements in L1 or L2 (L1 S, L2 S: 1.6-1.7x
+// stores, bounded the pack of elements in L1 (L1 S, L2 S: 1.56-1.65x
 // the time of the blends, bench/RESULTS.md §23).
 func (g *gen) gather8(mb reg, mo, stride, k int64) {
 	G := int64(g.vec / 8)
@@ -434,7 +434,7 @@ func (g *gen) gather8(mb reg, mo, stride, k int64) {
 // the sets, at most 16; when there are more of them than those sets
 // hold, every line comes from L2 or farther on each call, and there
 // scalar moves measured faster than gather8 (L3 S, 1,024 doubles 256
-// bytes apart: 0.92x the time; 4,096 of them 0.95x; bench/RESULTS.md
+// bytes apart: 0.92-0.94x the time; 4,096 of them 0.95x; bench/RESULTS.md
 // §23). Elements spread over all 64 sets gather faster than scalar moves
 // in L1, L2 and memory alike (192 and 320 bytes apart: 1.09-1.27x), as
 // do elements that share lines.

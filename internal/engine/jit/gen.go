@@ -323,14 +323,20 @@ const prefetchMinSpan = 64 << 10
 // none.
 const farPrefetchMinSpan = 4 << 20
 
+// farPrefetchMaxStride bounds the stride of those elements: farther
+// apart (L4c M's column: ints 512 KiB apart) each is on a page of its
+// own, every prefetch would walk the page tables, and nothing was
+// measured there.
+const farPrefetchMaxStride = 4096
+
 // prefetchDist is the prefetch distance for a loop over count instances
 // of c (count < 0: not known when compiling, the units of an entry),
 // stride bytes apart: rows ahead times the stride when c is one block of
 // 64 bytes to prefetchAhead not adjacent to the next (stride beyond its
 // size) and the loop spans at least prefetchMinSpan, else 0.
 func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
-	if prefetchOn && c.Op == dame.ContigFinal && c.Size < 64 && stride >= 64 && count >= 0 &&
-		sat(count, stride) >= farPrefetchMinSpan {
+	if prefetchOn && c.Op == dame.ContigFinal && c.Size < 64 && stride >= 64 && stride < farPrefetchMaxStride &&
+		count >= 0 && sat(count, stride) >= farPrefetchMinSpan {
 		// small elements on lines of their own, far more than L2 holds
 		// (L3 L: 2,096,704 doubles 256 bytes apart): every store's line
 		// comes from memory

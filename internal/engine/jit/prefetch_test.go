@@ -35,6 +35,7 @@ func TestPrefetchEmitted(t *testing.T) {
 	// (256 KiB: none)
 	faceL, _ := datatype.Vector(32768, 1, 32, dbl)
 	faceS, _ := datatype.Vector(1024, 1, 32, dbl)
+	column, _ := datatype.Vector(2048, 1, 1024, dbl) // a page apart: none
 	for _, c := range []struct {
 		name string
 		ty   *datatype.Type
@@ -53,6 +54,7 @@ func TestPrefetchEmitted(t *testing.T) {
 		{"faceL64", faceL, 64, "prefetchw [rbx+0x800]"},
 		{"faceL16", faceL, 16, "prefetchw [rbx+0x800]"},
 		{"faceS64", faceS, 64, ""},
+		{"column64", column, 64, ""},
 	} {
 		lst, err := listingArch(archAMD64, opt.Compile(c.ty), c.vec)
 		if err != nil {

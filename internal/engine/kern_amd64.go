@@ -34,6 +34,9 @@ func scatterAVX2(m unsafe.Pointer, mo int, p unsafe.Pointer, offs, lens *int64, 
 //go:noescape
 func stridedAVX2(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
 
+//go:noescape
+func gather8AVX2(d, s unsafe.Pointer, ss, n int)
+
 // cpuLevel is the CPU's kernel level (host.CPU.Level: 2 for AVX-512 F,
 // BW and VL with BMI2, 1 for AVX2, 0 otherwise).
 func cpuLevel() int { return host.CPU.Level() }
@@ -134,4 +137,15 @@ func scatterFixed(lv Level, m unsafe.Pointer, mo int, p unsafe.Pointer, offs []i
 	default:
 		scatterAVX2(m, mo, p, &offs[0], &l, len(offs), 0, 1)
 	}
+}
+
+// gather8 packs n 8-byte elements, element i from s+i*ss, to d one after
+// the other: VBROADCASTSD and VBLENDPD groups of four (gather8AVX2) at
+// both assembly levels, the Go word loop otherwise.
+func gather8(lv Level, d, s unsafe.Pointer, ss, n int) {
+	if lv == LevelGo || n < 4 {
+		lineW[uint64](d, 0, 8, s, 0, ss, n)
+		return
+	}
+	gather8AVX2(d, s, ss, n)
 }

@@ -160,3 +160,53 @@ loop:
 end:
 	VZEROUPPER
 	RET
+
+// func gather8AVX2(d, s unsafe.Pointer, ss, n int)
+//
+// Packs n 8-byte elements, element i from s+i*ss, to d one after the
+// other. Four at a time in one YMM register without shuffles: VMOVSD
+// loads the first, VBROADCASTSD (a load alone) and VBLENDPD (any vector
+// ALU port) place each other one; one 32-byte store. (VMOVHPD and
+// VINSERTF128 are shuffles, all on one port, which bounds such packs of
+// elements in L1: bench/RESULTS.md §23.) The rest one by one.
+TEXT ·gather8AVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ s+8(FP), SI
+	MOVQ ss+16(FP), BX
+	MOVQ n+24(FP), CX
+	LEAQ (BX)(BX*2), R8  // 3*ss
+	MOVQ BX, R9
+	SHLQ $2, R9          // 4*ss
+	CMPQ CX, $4
+	JLT  g8tail
+
+g8loop:
+	VMOVSD       (SI), X0
+	VBROADCASTSD (SI)(BX*1), Y1
+	VBLENDPD     $2, Y1, Y0, Y0
+	VBROADCASTSD (SI)(BX*2), Y1
+	VBLENDPD     $4, Y1, Y0, Y0
+	VBROADCASTSD (SI)(R8*1), Y1
+	VBLENDPD     $8, Y1, Y0, Y0
+	VMOVUPD      Y0, (DI)
+	ADDQ R9, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  g8loop
+
+g8tail:
+	TESTQ CX, CX
+	JLE   g8done
+
+g8one:
+	MOVQ (SI), AX
+	MOVQ AX, (DI)
+	ADDQ BX, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  g8one
+
+g8done:
+	VZEROUPPER
+	RET

@@ -58,3 +58,7 @@ func gatherFixed(_ Level, p, m unsafe.Pointer, mo int, offs []int64, L int) {
 func scatterFixed(_ Level, m unsafe.Pointer, mo int, p unsafe.Pointer, offs []int64, L int) {
 	scatterFixedGo(m, mo, p, offs, L)
 }
+
+func gather8(_ Level, d, s unsafe.Pointer, ss, n int) {
+	lineW[uint64](d, 0, 8, s, 0, ss, n)
+}

@@ -189,3 +189,57 @@ func checkFixed(t *testing.T, lv Level, r *rand.Rand, offs []int64, mem []byte) 
 	}
 	checkGuards(t, "scatterFixed", m2All, before)
 }
+
+// TestGather8 checks gather8 (the strided-word pack of line) against the
+// Go word loop at every kernel level: strides of both signs, counts
+// around the groups of four, the packed bytes at the very end of their
+// slice with guards around both buffers.
+func TestGather8(t *testing.T) { kernelsBoth(t, testGather8) }
+
+func testGather8(t *testing.T, lv Level) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for iter := range 2000 {
+		n := r.IntN(40)
+		ss := (1 + r.IntN(64)) * []int{1, 8}[r.IntN(2)]
+		if r.IntN(4) == 0 {
+			ss = -ss
+		}
+		span := 8
+		if n > 0 {
+			span = (n-1)*max(ss, -ss) + 8
+		}
+		src, srcAll := fenced(r, span)
+		first := 0 // element 0's offset in src
+		if ss < 0 {
+			first = span - 8
+		}
+		want := make([]byte, 8*n)
+		for i := range n {
+			copy(want[8*i:], src[first+i*ss:first+i*ss+8])
+		}
+		dst, dstAll := fenced(r, 8*n)
+		before := bytes.Clone(dstAll)
+		srcBefore := bytes.Clone(srcAll)
+		if n > 0 {
+			gather8(lv, unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[first]), ss, n)
+		}
+		if !bytes.Equal(dst, want) {
+			t.Fatalf("level %v iter %d: n %d stride %d: packed bytes differ", lv, iter, n, ss)
+		}
+		checkGuards(t, "gather8", dstAll, before)
+		if !bytes.Equal(srcAll, srcBefore) {
+			t.Fatalf("level %v iter %d: source written", lv, iter)
+		}
+	}
+}
+
+func TestFewSets(t *testing.T) {
+	for _, c := range []struct {
+		n, ss int
+		want  bool
+	}{{1024, 256, true}, {128, 256, false}, {1024, -256, true}, {1024, 192, false}, {1 << 20, 24, false}, {65, 512, true}} {
+		if got := fewSets(c.n, c.ss); got != c.want {
+			t.Errorf("fewSets(%d, %d) = %v, want %v", c.n, c.ss, got, c.want)
+		}
+	}
+}

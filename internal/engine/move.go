@@ -45,6 +45,11 @@ func line(lv Level, d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L
 	case 4:
 		lineW[uint32](d, do, ds, s, so, ss, n)
 	case 8:
+		if ds == 8 && ss != 8 && lv > LevelGo && n >= 8 && !fewSets(n, ss) {
+			// a pack of strided words: vector groups (gather8)
+			gather8(lv, at(d, do), at(s, so), ss, n)
+			return
+		}
 		lineW[uint64](d, do, ds, s, so, ss, n)
 	case 12:
 		for i := 0; i < n; i++ {
@@ -88,6 +93,26 @@ func line(lv Level, d unsafe.Pointer, do, ds int, s unsafe.Pointer, so, ss, n, L
 			copy(unsafe.Slice((*byte)(at(d, do+i*ds)), L), unsafe.Slice((*byte)(at(s, so+i*ss)), L))
 		}
 	}
+}
+
+// fewSets reports whether n elements ss bytes apart, each on a line of
+// its own, map to at most 16 of an L1 cache's 64 sets and overflow them
+// (8 ways): their lines then come from L2 or farther on every call, and
+// the word loop measured faster than gather8's groups (L3 S, doubles 256
+// bytes apart: 0.94x the time; as the native code's fitsL1,
+// bench/RESULTS.md §23).
+func fewSets(n, ss int) bool {
+	if ss < 0 {
+		ss = -ss
+	}
+	if ss < 64 {
+		return false
+	}
+	g := 4096
+	for a := ss % 4096; a != 0; g, a = a, g%a {
+	}
+	sets := 4096 / g
+	return sets <= 16 && n > 8*sets
 }
 
 // wordGather reports whether gather and scatter have a word kernel for

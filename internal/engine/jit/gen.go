@@ -67,6 +67,12 @@ type gen struct {
 	xr    int  // next vector register
 	nt    bool // pack long blocks with non-temporal stores (blockNT)
 	pfw   bool // the CPU has PREFETCHW (unpack's prefetches)
+	// units is the number of units of the next entry, all calls
+	// together (blockUnits; 0: not known)
+	units int64
+	// noGather turns gather8 off within a loop whose elements do not
+	// stay in L1 (fitsL1)
+	noGather bool
 	// pf is the prefetch distance of the long blocks being emitted: the
 	// memory operand of each line a block loop moves is prefetched pf
 	// bytes ahead (0: none; see prefetchDist)
@@ -309,12 +315,33 @@ var prefetchOn = os.Getenv("DDT_JIT_PF") != "0"
 // prefetches would fall past the message, and the lines are few.
 const prefetchMinSpan = 64 << 10
 
+// farPrefetchMinSpan is the least memory a loop of known count over
+// elements of less than 64 bytes, each on a line of its own, spans for
+// its unpack to prefetch them, maxPrefetchRows elements ahead: beyond
+// the L2 cache. Measured in C on L3 L's scatter (bench/RESULTS.md §23),
+// PREFETCHW 8 to 32 elements ahead took 0.66-0.69x the time, 64 ahead
+// none.
+const farPrefetchMinSpan = 4 << 20
+
+// farPrefetchMaxStride bounds the stride of those elements: farther
+// apart (L4c M's column: ints 512 KiB apart) each is on a page of its
+// own, every prefetch would walk the page tables, and nothing was
+// measured there.
+const farPrefetchMaxStride = 4096
+
 // prefetchDist is the prefetch distance for a loop over count instances
 // of c (count < 0: not known when compiling, the units of an entry),
 // stride bytes apart: rows ahead times the stride when c is one block of
 // 64 bytes to prefetchAhead not adjacent to the next (stride beyond its
 // size) and the loop spans at least prefetchMinSpan, else 0.
 func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
+	if prefetchOn && c.Op == dame.ContigFinal && c.Size < 64 && stride >= 64 && stride < farPrefetchMaxStride &&
+		count >= 0 && sat(count, stride) >= farPrefetchMinSpan {
+		// small elements on lines of their own, far more than L2 holds
+		// (L3 L: 2,096,704 doubles 256 bytes apart): every store's line
+		// comes from memory
+		return sat(maxPrefetchRows, stride)
+	}
 	if !prefetchOn || c.Op != dame.ContigFinal || c.Size < 64 || c.Size >= prefetchAhead || stride <= c.Size {
 		return 0
 	}
@@ -329,7 +356,7 @@ func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 // gather8: single 8-byte elements, not contiguous, less than
 // gatherMaxStride apart, with vector registers of at least 32 bytes.
 func (g *gen) gathers(c *dame.Node, stride int64) bool {
-	return g.pack && g.vex && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 &&
+	return g.pack && g.vex && !g.noGather && c.Op == dame.ContigFinal && c.Size == 8 && stride != 8 &&
 		stride < gatherMaxStride && stride > -gatherMaxStride && !far(64*stride)
 }
 
@@ -353,11 +380,19 @@ func envInt(k string, def int64) int64 {
 
 // gather8 packs k 8-byte elements, element i at memory mb+mo+i*stride,
 // into the packed bytes at RSI+po on. Groups of vec/8 elements are
-// assembled in one vector register (VMOVSD and VMOVHPD load pairs,
-// VINSERTF128 and VINSERTF64X4 join them) and stored with one move, a
-// fourth or an eighth of the stores of scalar moves (the stores bound the
-// pack of strided elements); a pair left over is one 16-byte store, a
-// last element a scalar move. Only vector registers 0-3 are used.
+// assembled in one vector register and stored with one move, a fourth or
+// an eighth of the stores of scalar moves (the stores bound the pack of
+// strided elements); a pair left over is one 16-byte store, a last
+// element a scalar move. Only vector registers 0-3 are used.
+//
+// A group of four is built without shuffles (quad): VMOVSD loads the
+// first element, and each other one is a VBROADCASTSD load (no shuffle
+// port) and a VBLENDPD into its lane (any vector ALU port); a group of
+// eight joins two such quads with one VINSERTF64X4. The VMOVHPD and
+// VINSERTF128 of the pairs (blendGather off) are all shuffles, which run
+// on one port: 7 per 8 elements, and that port, not the loads or the
+// stores, bounded the pack of elements in L1 (L1 S, L2 S: 1.56-1.65x
+// the time of the blends, bench/RESULTS.md §23).
 func (g *gen) gather8(mb reg, mo, stride, k int64) {
 	G := int64(g.vec / 8)
 	el := func(i int64) mem { return at(mb, g.d32(mo+i*stride)) }
@@ -365,15 +400,24 @@ func (g *gen) gather8(mb reg, mo, stride, k int64) {
 		g.a.loadLow(x, el(i))
 		g.a.loadHigh(x, el(i+1))
 	}
+	quad := func(x int, i int64) {
+		if !blendGather {
+			pair(x, i)
+			pair(x+1, i+2)
+			g.a.insertHigh(32, x, x+1)
+			return
+		}
+		g.a.loadLow(x, el(i))
+		for j := int64(1); j < 4; j++ {
+			g.a.broadcast8(x+1, el(i+j))
+			g.a.blend8(x, x+1, 1<<j)
+		}
+	}
 	i := int64(0)
 	for ; i+G <= k; i += G {
-		pair(0, i)
-		pair(1, i+2)
-		g.a.insertHigh(32, 0, 1)
+		quad(0, i)
 		if G == 8 {
-			pair(2, i+4)
-			pair(3, i+6)
-			g.a.insertHigh(32, 2, 3)
+			quad(2, i+4)
 			g.a.insertHigh(64, 0, 2)
 		}
 		g.a.vmove(false, int(8*G), 0, at(rsi, g.d32(g.po)), true)
@@ -388,6 +432,46 @@ func (g *gen) gather8(mb reg, mo, stride, k int64) {
 		g.block(mb, mo+i*stride, 8)
 	}
 }
+
+// fitsL1 reports whether gather8 suits count elements stride bytes
+// apart, by the L1 data cache they pass through (64 sets of 64-byte
+// lines; 8 ways assumed, a 32 KiB L1). Elements at least 64 bytes apart
+// whose stride is a multiple of 256 use only 4096/gcd(stride, 4096) of
+// the sets, at most 16; when there are more of them than those sets
+// hold, every line comes from L2 or farther on each call, and there
+// scalar moves measured faster than gather8 (L3 S, 1,024 doubles 256
+// bytes apart: 0.92-0.94x the time; 4,096 of them 0.95x; bench/RESULTS.md
+// §23). Elements spread over all 64 sets gather faster than scalar moves
+// in L1, L2 and memory alike (192 and 320 bytes apart: 1.09-1.27x), as
+// do elements that share lines.
+func fitsL1(count, stride int64) bool {
+	if stride < 0 {
+		stride = -stride
+	}
+	if stride < 64 || count <= 0 || !fitsL1On {
+		return true
+	}
+	g := int64(4096)
+	for a := stride % 4096; a != 0; g, a = a, g%a {
+	}
+	sets := 4096 / g
+	return sets > 16 || count <= sets*l1Ways
+}
+
+// l1Ways is the associativity fitsL1 assumes (8: a 32 KiB L1).
+const l1Ways = 8
+
+// fitsL1On is cleared by DDT_JIT_FITL1=0 (for measurements: gathers
+// whatever the sets, the code before §23).
+var fitsL1On = os.Getenv("DDT_JIT_FITL1") != "0"
+
+// blockUnits tells the next entry how many units its calls move in all
+// (the blocks of the strided loop it is the block entry of).
+func (g *gen) blockUnits(n int64) { g.units = n }
+
+// blendGather is cleared by DDT_JIT_BLEND=0 (for measurements: gather8's
+// groups of VMOVHPD pairs joined by VINSERTF128, the code before §23).
+var blendGather = os.Getenv("DDT_JIT_BLEND") != "0"
 
 // cost estimates the moves of one instance of n, capped.
 func (g *gen) cost(n *dame.Node) int64 {
@@ -677,6 +761,10 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 		}
 		return
 	}
+	defer func(ng bool) { g.noGather = ng }(g.noGather)
+	if g.gathers(c, stride) && !fitsL1(count, stride) {
+		g.noGather = true
+	}
 	u := g.unrollOf(c, stride, cc, count)
 	defer func(pf int64) { g.pf = pf }(g.pf)
 	g.pf = g.prefetchDist(c, stride, count)
@@ -710,12 +798,18 @@ func (g *gen) nodes(c *dame.Node, mb reg, mo, stride, k int64) {
 	}
 }
 
-// entry emits a function moving RCX units of c, stride bytes apart.
+// entry emits a function moving RCX units of c, stride bytes apart (of
+// g.units in all, when blockUnits set it just before).
 func (g *gen) entry(c *dame.Node, stride int64) int {
+	total := int64(-1)
+	if g.units > 0 {
+		total = g.units
+	}
+	g.units = 0
 	start := g.a.pc()
 	g.po = 0
 	g.prepare(c)
-	g.pf = g.prefetchDist(c, stride, -1)
+	g.pf = g.prefetchDist(c, stride, total)
 	defer func() { g.pf = 0 }()
 	g.countedLoop(g.unrollOf(c, stride, g.cost(c), 16), func(k int64) {
 		if k > 1 {

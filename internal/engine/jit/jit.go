@@ -322,6 +322,9 @@ func (pr *program) plan(n *dame.Node, top bool) {
 			for d := range 2 {
 				g.setPack(d == 0)
 				if !pr.dry {
+					if h, ok := g.(interface{ blockUnits(int64) }); ok {
+						h.blockUnits(n.Count) // amd64: prefetchDist
+					}
 					pn.blk[d] = g.entry(c, stride)
 				}
 			}

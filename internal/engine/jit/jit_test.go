@@ -642,6 +642,21 @@ func TestThreshold(t *testing.T) {
 // TestMoveWidths checks the width choices of the amd64 code: 8-byte
 // elements gathered into vectors only when less than gatherMaxStride
 // apart.
+func TestFitsL1(t *testing.T) {
+	for _, c := range []struct {
+		count, stride int64
+		want          bool
+	}{
+		{1024, 256, false}, {128, 256, true}, {129, 256, false}, {1024, -256, false},
+		{64, 512, true}, {65, 512, false}, {1 << 20, 192, true}, {1 << 20, 320, true},
+		{1 << 20, 16, true}, {1 << 20, 768, false}, {0, 256, true},
+	} {
+		if got := fitsL1(c.count, c.stride); got != c.want {
+			t.Errorf("fitsL1(%d, %d) = %v, want %v", c.count, c.stride, got, c.want)
+		}
+	}
+}
+
 func TestMoveWidths(t *testing.T) {
 	dbl := datatype.Of(datatype.Double)
 	must := func(ty *datatype.Type, err error) *datatype.Type {
@@ -663,19 +678,28 @@ func TestMoveWidths(t *testing.T) {
 		}
 		return n
 	}
-	gathered := func(s string) bool { return strings.HasPrefix(s, "vmovhpd") }
+	gathered := func(s string) bool { return strings.HasPrefix(s, "vmovhpd") || strings.HasPrefix(s, "vbroadcastsd") }
 	near := must(datatype.Vector(1000, 1, 24, dbl))
 	far := must(datatype.Vector(1000, 1, gatherMaxStride/8, dbl))
 	farNeg := must(datatype.Vector(1000, 1, -gatherMaxStride/8, dbl))
+	// 256 bytes apart: 16 of the L1's sets; 1,024 overflow them (fitsL1)
+	face := must(datatype.HVector(32, 1, 32*32*8, must(datatype.Vector(32, 1, 32, dbl))))
+	few := must(datatype.Vector(64, 1, 32, dbl))
 	for _, vec := range []int{32, 64} {
+		if n := count(face, vec, gathered); n != 0 {
+			t.Errorf("vec %d: 1024 elements 256 bytes apart gathered (%d gathering loads)", vec, n)
+		}
+		if n := count(few, vec, gathered); n == 0 {
+			t.Errorf("vec %d: 64 elements 256 bytes apart not gathered", vec)
+		}
 		if n := count(near, vec, gathered); n == 0 {
 			t.Errorf("vec %d: elements 192 bytes apart not gathered", vec)
 		}
 		if n := count(far, vec, gathered); n != 0 {
-			t.Errorf("vec %d: elements %d bytes apart gathered (%d VMOVHPD)", vec, gatherMaxStride, n)
+			t.Errorf("vec %d: elements %d bytes apart gathered (%d gathering loads)", vec, gatherMaxStride, n)
 		}
 		if n := count(farNeg, vec, gathered); n != 0 {
-			t.Errorf("vec %d: elements %d bytes apart backwards gathered (%d VMOVHPD)", vec, gatherMaxStride, n)
+			t.Errorf("vec %d: elements %d bytes apart backwards gathered (%d gathering loads)", vec, gatherMaxStride, n)
 		}
 	}
 }

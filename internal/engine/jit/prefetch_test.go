@@ -30,6 +30,12 @@ func TestPrefetchEmitted(t *testing.T) {
 	l8s, _ := datatype.Vector(16, 16, 32, dbl)     // L8 S: 4 KiB, below prefetchMinSpan
 	tiny, _ := datatype.Vector(100, 4, 8, dbl)     // 32-byte blocks
 	neg, _ := datatype.Vector(100, 128, -256, dbl) // rows going down
+	// single doubles 256 bytes apart: a loop over 8 MiB (as L3 L's
+	// face, whose block entry has 512 MiB: 8 elements ahead) and L3 S's
+	// (256 KiB: none)
+	faceL, _ := datatype.Vector(32768, 1, 32, dbl)
+	faceS, _ := datatype.Vector(1024, 1, 32, dbl)
+	column, _ := datatype.Vector(2048, 1, 1024, dbl) // a page apart: none
 	for _, c := range []struct {
 		name string
 		ty   *datatype.Type
@@ -45,6 +51,10 @@ func TestPrefetchEmitted(t *testing.T) {
 		{"tiny64", tiny, 64, ""},
 		{"l8s64", l8s, 64, ""},
 		{"neg64", neg, 64, ""},
+		{"faceL64", faceL, 64, "prefetchw [rbx+0x800]"},
+		{"faceL16", faceL, 16, "prefetchw [rbx+0x800]"},
+		{"faceS64", faceS, 64, ""},
+		{"column64", column, 64, ""},
 	} {
 		lst, err := listingArch(archAMD64, opt.Compile(c.ty), c.vec)
 		if err != nil {

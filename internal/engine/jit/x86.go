@@ -461,6 +461,26 @@ func (a *asm) insertHigh(w, dst, src int) {
 	a.note(s, "vinsertf128 ymm%d, ymm%d, xmm%d, 0x1", dst, dst, src)
 }
 
+// broadcast8 sets every 8-byte lane of ymm x to the 8 bytes at m
+// (VBROADCASTSD ymm, m64: a load alone, no shuffle).
+func (a *asm) broadcast8(x int, m mem) {
+	s := a.pc()
+	a.vex3(uint8(x), 0, m, 2, 1, 1)
+	a.byte1(0x19)
+	a.modrm(uint8(x), m)
+	a.note(s, "vbroadcastsd ymm%d, %s", x, m)
+}
+
+// blend8 sets the 8-byte lanes of ymm dst selected by the low four bits
+// of imm to those of ymm src and keeps the others (VBLENDPD ymm, ymm,
+// ymm, imm8).
+func (a *asm) blend8(dst, src int, imm byte) {
+	s := a.pc()
+	a.vex3(uint8(dst), uint8(dst), mem{base: reg(src), index: noReg}, 3, 1, 1)
+	a.byte1(0x0d, 0xc0|byte(dst&7)<<3|byte(src&7), imm)
+	a.note(s, "vblendpd ymm%d, ymm%d, ymm%d, %#x", dst, dst, src, imm)
+}
+
 // prefetchw emits PREFETCHW m.
 func (a *asm) prefetchw(m mem) {
 	s := a.pc()

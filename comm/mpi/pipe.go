@@ -52,7 +52,7 @@ const DefaultPacket = 64 << 10
 
 // DefaultPipeMin is the default Options.PipeMin: the packed size in bytes
 // from which a staged data message is pipelined.
-const DefaultPipeMin = 256 << 10
+const DefaultPipeMin = 512 << 10
 
 // defaultWindow is the number of packets in flight per pipelined message
 // on each side unless DDT_MPI_PIPE_WINDOW says otherwise.

@@ -269,9 +269,10 @@ func directPacked(t *testing.T, ct *ddt.Committed, count int64, seed int) []byte
 }
 
 // TestPipeSweep measures, with DDT_MPI_PIPE_SWEEP=1 and 2 ranks, the
-// ping-pong of a vector of doubles with 8-byte runs (staged: ddt packs
-// it) in messages of 64 KiB to 4 MiB, packed whole against pipelined in
-// packets of 8 KiB to 256 KiB, alternated in every round: the
+// ping-pong of a vector of doubles with 8-byte runs (DDT_MPI_PIPE_RUN
+// bytes; staged: ddt packs it) in messages of 64 KiB to 4 MiB, packed whole against pipelined in
+// packets of 8 KiB to 256 KiB (or DDT_MPI_PIPE_SIZES and
+// DDT_MPI_PIPE_PACKETS, comma-separated byte counts), alternated in every round: the
 // measurement behind DefaultPacket and DefaultPipeMin.
 func TestPipeSweep(t *testing.T) {
 	if os.Getenv("DDT_MPI_PIPE_SWEEP") == "" || testComm.Size() != 2 {
@@ -290,11 +291,23 @@ func TestPipeSweep(t *testing.T) {
 			sizes = append(sizes, n)
 		}
 	}
+	run := int64(8) // bytes per run of the vector
+	if s := os.Getenv("DDT_MPI_PIPE_RUN"); s != "" {
+		fmt.Sscan(s, &run)
+	}
 	pkts := []int{8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10}
+	if s := os.Getenv("DDT_MPI_PIPE_PACKETS"); s != "" {
+		pkts = nil
+		for _, f := range strings.Split(s, ",") {
+			var n int
+			fmt.Sscan(f, &n)
+			pkts = append(pkts, n)
+		}
+	}
 	d := datatype.Of(datatype.Double)
 	base := testComm.WithMode(Packed).WithDirect(-1)
 	for _, total := range sizes {
-		vt, err := datatype.Vector(total/8, 1, 2, d)
+		vt, err := datatype.Vector(total/run, run/8, run/8+1, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +316,7 @@ func TestPipeSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		buf, _ := directImage(t, ct, 1, 0)
-		iters := int(max(2, min(100, (4<<20)/total)))
+		iters := int(max(4, min(200, (32<<20)/total)))
 		ways := []struct {
 			name string
 			c    *Comm
@@ -332,7 +345,7 @@ func TestPipeSweep(t *testing.T) {
 		if testComm.Rank() == 0 {
 			med := func(x []float64) float64 { slices.Sort(x); return x[len(x)/2] }
 			whole := med(res["whole"])
-			line := fmt.Sprintf("%s %8d B: whole %8.1f µs; whole/pipelined:", Library, total, whole)
+			line := fmt.Sprintf("%s %8d B, runs %d B: whole %8.1f µs; whole/pipelined:", Library, total, run, whole)
 			for _, w := range ways[1:] {
 				line += fmt.Sprintf(" %s %.2f", w.name, whole/med(res[w.name]))
 			}

@@ -4,6 +4,7 @@ package mpi
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/ddtlab/ddt"
 	"github.com/ddtlab/ddt/comm"
@@ -351,5 +353,33 @@ func TestPipeSweep(t *testing.T) {
 			}
 			t.Logf("%s  [medians of %d alternated rounds, window %d]", line, rounds, pipeWindow)
 		}
+	}
+}
+
+// TestPipeHeader: the data-tag word carries the data tag and the packet
+// size through putHeader and parseHeader, and inline data keeps its -1.
+func TestPipeHeader(t *testing.T) {
+	it, _ := ddt.Commit(intType())
+	sig, err := comm.SignatureOf(it, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tag    int
+		packet int64
+	}{{0, 0}, {5, 64 << 10}, {1<<31 - 1, maxPacket}, {12345, 1}} {
+		b := make([]byte, hdrSize)
+		putHeader(b, sig, c.tag, 7, 1)
+		binary.LittleEndian.PutUint32(b[28:], uint32(c.packet))
+		var in incoming
+		if !parseHeader(&in, unsafe.Pointer(&b[0]), result{src: 1, bytes: hdrSize}) || in.dataTag != c.tag || in.packet != c.packet || in.sig != sig || in.env.Source != 1 {
+			t.Errorf("tag %d, packet %d: parsed tag %d, packet %d, signature equal %v", c.tag, c.packet, in.dataTag, in.packet, in.sig == sig)
+		}
+	}
+	b := make([]byte, hdrSize+12)
+	putHeader(b, sig, -1, 0, 0)
+	var in incoming
+	if !parseHeader(&in, unsafe.Pointer(&b[0]), result{bytes: int64(len(b))}) || in.dataTag != -1 || in.packet != 0 || len(in.inline) != 12 {
+		t.Errorf("inline: tag %d, packet %d, %d inline bytes", in.dataTag, in.packet, len(in.inline))
 	}
 }

@@ -114,7 +114,7 @@ func lowerBound(m TypeMap, opts Options, depth int) int64 {
 		return lb
 	}
 	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), phraseBound(m, opts))
-	lb = max(lb, letterBound(m, opts))
+	lb = max(lb, letterBound(m, opts), primaryBound(m, opts))
 	return max(lb, strucBound(m, opts, depth, lb))
 }
 

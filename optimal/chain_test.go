@@ -31,7 +31,7 @@ func exactCost(t *testing.T, m TypeMap, o Options) (int64, error) {
 	return c, err
 }
 
-var lbTrials = 3000
+var lbTrials = boundTrials(3000)
 
 // TestLowerBoundSound: on random maps (flattened random trees with noise,
 // and unstructured ones) under random constructor sets and cost constants,

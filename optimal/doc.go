@@ -106,9 +106,12 @@
 // up to MaxMapLen. ReconstructLarge answers type maps longer than MaxLen
 // over other sets with the cheapest of the rules' tree, the least-cost
 // chain, the segments, the period and the list, with a certified lower
-// bound (LowerBound: node, one-node, two-node, phrase, shape and letter
-// bounds; an answer that meets it is exact) and the a-priori factor
-// ListCost/LowerBound (docs/normalization.md). Commit
+// bound (LowerBound: node, one-node, two-node, phrase, shape, window,
+// letter and junction bounds; an answer that meets it is exact) and the
+// a-priori factor ListCost/LowerBound (docs/normalization.md); a periodic
+// map whose answer the bound does not prove gets the exact program for
+// periodic maps (internal/recon.SolvePeriodic, O(p·n²) for period p)
+// within MaxPeriodicWork. Commit
 // does not use this package: ddt.Options.Normalize simplifies the compiled
 // program (opt.Simplify) with the same rules and the same dynamic program
 // (internal/recon) over the program's block lists.

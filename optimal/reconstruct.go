@@ -116,6 +116,14 @@ func Reconstruct(m TypeMap, opts Options) (tree *Node, cost int64, err error) {
 			}
 		}
 	}
+	// A periodic map above candidateShortcut elements whose program over
+	// its period takes less than half the O(n^3) program's steps gets
+	// that program (recon.SolvePeriodic: the same optimum in O(p·n²)).
+	if len(m) > candidateShortcut {
+		if t, c, _, ok := periodicExact(m, opts, recon.Work(len(m))/2); ok {
+			return t, c, nil
+		}
+	}
 	// The dynamic program is internal/recon's, over the map with one
 	// symbol per basic type name.
 	seq, names := toSeq(m, opts)

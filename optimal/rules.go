@@ -310,32 +310,53 @@ const MaxLargeMemory = 1 << 30
 // plus their exact runs (2^32 steps at most), O(n log n) for the bound;
 // the memory is checked before it is allocated.
 func ReconstructLarge(m TypeMap, opts Options) (tree *Node, cost, lower int64, exact bool, err error) {
+	a, err := ReconstructLargeAnswer(m, opts)
+	return a.Tree, a.Cost, a.Lower, a.Exact, err
+}
+
+// ReconstructLargeAnswer is ReconstructLarge with how the answer was found.
+// Above MaxLen elements, when the approximation's cost does not meet the
+// lower bound and the map is periodic — its letters have a least period p
+// that is also a period of its types, p ≤ n/2 — and the exact program for
+// periodic maps (recon.SolvePeriodic, O(p·n²) time, O(p·n) memory) fits
+// MaxPeriodicWork and MaxLargeMemory, the answer is that program's: exact.
+func ReconstructLargeAnswer(m TypeMap, opts Options) (a LargeAnswer, err error) {
+	fail := func(err error) (LargeAnswer, error) { return LargeAnswer{}, err }
 	if opts, err = opts.normalized(); err != nil {
-		return nil, 0, 0, false, err
+		return fail(err)
 	}
 	if len(m) <= MaxLen || opts.Constructors&^ChainConstructors == 0 {
-		tree, cost, err = Reconstruct(m, opts)
-		return tree, cost, cost, err == nil, err
+		tree, cost, err := Reconstruct(m, opts)
+		return LargeAnswer{Tree: tree, Cost: cost, Lower: cost, Exact: err == nil}, err
 	}
 	if !opts.Constructors.Has(DefaultConstructors) {
-		return nil, 0, 0, false, fmt.Errorf("optimal: a map of more than %d elements is reconstructed by the rewrite rules, which need the constructors %s (or a set within %s: exact), got %s", MaxLen, DefaultConstructors, ChainConstructors, opts.Constructors)
+		return fail(fmt.Errorf("optimal: a map of more than %d elements is reconstructed by the rewrite rules, which need the constructors %s (or a set within %s: exact), got %s", MaxLen, DefaultConstructors, ChainConstructors, opts.Constructors))
 	}
 	if len(m) > MaxMapLen {
-		return nil, 0, 0, false, fmt.Errorf("optimal: type map of %d elements: %w", len(m), ErrMapTooLong)
+		return fail(fmt.Errorf("optimal: type map of %d elements: %w", len(m), ErrMapTooLong))
 	}
 	if err := checkMemory(len(m), largeBytesPerElem); err != nil {
-		return nil, 0, 0, false, err
+		return fail(err)
 	}
 	for i, e := range m {
 		if !validTypeName(e.Type) {
-			return nil, 0, 0, false, fmt.Errorf("optimal: element %d: invalid basic type name %q", i, e.Type)
+			return fail(fmt.Errorf("optimal: element %d: invalid basic type name %q", i, e.Type))
 		}
 		if e.Disp > MaxDisp || e.Disp < -MaxDisp {
-			return nil, 0, 0, false, fmt.Errorf("optimal: element %d: displacement %d out of range ±2^61", i, e.Disp)
+			return fail(fmt.Errorf("optimal: element %d: displacement %d out of range ±2^61", i, e.Disp))
 		}
 	}
-	tree, cost, lower, err = approximate(m, opts, opt.OfflineBudget.MaxSeq)
-	return tree, cost, lower, err == nil && cost == lower, err
+	tree, cost, lower, err := approximate(m, opts, opt.OfflineBudget.MaxSeq)
+	if err != nil {
+		return fail(err)
+	}
+	a = LargeAnswer{Tree: tree, Cost: cost, Lower: lower, Exact: cost == lower, Bound: lower}
+	if !a.Exact {
+		if t, c, p, ok := periodicExact(m, opts, MaxPeriodicWork); ok && c <= cost {
+			a.Tree, a.Cost, a.Lower, a.Exact, a.Period = t, c, c, true, p
+		}
+	}
+	return a, nil
 }
 
 // approximate is ReconstructLarge's answer for a checked map of any
@@ -380,6 +401,11 @@ func approximateAt(m TypeMap, opts Options, maxSeq, depth int) (tree *Node, cost
 		if l, err := t.Len(); err == nil && l == int64(len(m)) && flattensTo(t, m) {
 			tree, cost = t, c
 		}
+	}
+	if cost > lower && cost <= maxPartitionTarget {
+		// the window bound with the answer's cost as its target (the
+		// shape bound's own target may be far larger: no cheap chain)
+		lower = max(lower, strucBoundUpTo(m, opts, 1, lower, cost))
 	}
 	return tree, cost, lower, nil
 }

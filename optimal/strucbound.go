@@ -24,6 +24,14 @@ import (
 // O(n) per divisor of n, plus two chain solutions and, at depth > 0, two
 // piece bounds of maps of n − 1 elements per divisor.
 func strucBound(m TypeMap, opts Options, depth int, floor int64) int64 {
+	return strucBoundUpTo(m, opts, depth, floor, math.MaxInt64)
+}
+
+// strucBoundUpTo is strucBound given an upper bound on the optimum (the
+// cost of a known tree): the window bound of a root struc needs a small
+// target, which the other cases do not always give (a map whose least
+// chain is long).
+func strucBoundUpTo(m TypeMap, opts Options, depth int, floor, upper int64) int64 {
 	n := len(m)
 	set := opts.Constructors
 	if n < 2 || !set.Has(AllowStruc) || set.Has(AllowSBuc) {
@@ -71,6 +79,7 @@ func strucBound(m TypeMap, opts Options, depth int, floor int64) int64 {
 		above int64
 	}
 	var singles []single
+	rootN := inf // a root struc (q = n): refined below
 	for q := n; q >= 2; q-- {
 		if n%q != 0 || !splitsAt(m, q) {
 			continue
@@ -78,13 +87,21 @@ func strucBound(m TypeMap, opts Options, depth int, floor int64) int64 {
 		above := int64(0)
 		if q < n {
 			// the chain above places the n/q blocks: one level, or two
-			// or more of at least two copies each
+			// or more of at least two copies each — at least the
+			// least-cost chain over the block starts, less its leaf
 			starts := make([]int64, n/q)
+			sm := make(TypeMap, n/q)
 			for t := range starts {
 				starts[t] = m[t*q].Disp - m[0].Disp
+				sm[t] = Elem{"byte", starts[t]}
 			}
 			if above = min(levelCost(starts, opts), satAdd(inner2, inner2)); above == inf {
 				continue
+			}
+			co := opts
+			co.Constructors &= AllowVec | AllowIdx | AllowIdxBuc
+			if cc, ok := chainCost(sm, co); ok && cc-c.Leaf > above {
+				above = cc - c.Leaf
 			}
 		}
 		var v int64
@@ -97,9 +114,25 @@ func strucBound(m TypeMap, opts Options, depth int, floor int64) int64 {
 			v = min(c.Struc+2*w+2*multi, // k = 2, two longer pieces
 				c.Struc+3*w+2*l1+multi,           // 3 ≤ k < q: at least this
 				satAdd(c.Struc, int64(q)*(w+l1))) // k = q: single elements
+			if q == n && depth > 0 && !noWindows {
+				rootN = v // without the single-element case
+				continue
+			}
 			singles = append(singles, single{q, above})
 		}
 		best = min(best, satAdd(above, v))
+	}
+	if min(rootN, c.Struc+2*w+l1+multi) < best && rootN != inf {
+		// a root struc: its children window by window, when that fits
+		// the work bound, else as for the other q
+		target := min(best, ListCost(m, opts), upper)
+		if pb, ok := partitionBound(m, opts, target, maxPartitionWork); ok {
+			best = min(best, pb) // every k, with or without single elements
+		} else {
+			// the generic cases, and the single-element one below
+			singles = append(singles, single{n, 0})
+			best = min(best, rootN)
+		}
 	}
 	// k = 2, one single element: the other piece is bounded below by
 	// multi, or by its own bound when that can raise the result above
@@ -121,6 +154,10 @@ func strucBound(m TypeMap, opts Options, depth int, floor int64) int64 {
 	}
 	return best
 }
+
+// noWindows turns partitionBound off in strucBound (tests compare with
+// the bound without it).
+var noWindows bool
 
 // chainCost is the least cost of a struc-free tree over the chain
 // constructors of opts for m (one basic type).

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register(&command{name: "reconstruct", args: "TYPEMAP [--cost K=V,...] [--constructors LIST] [-o OUT.ddt]",
-		summary: "print cost: N and a least-cost type tree (seed 000) for a type map of BASICTYPE DISPLACEMENT lines (exact up to 4096 elements, and up to 2^20 over leaf,vec,idx,idxbuc,contig; above 4096 otherwise the approximation, with the certified gap and its a-priori bound on stderr); -o writes it as a .ddt file",
+		summary: "print cost: N and a least-cost type tree (seed 000) for a type map of BASICTYPE DISPLACEMENT lines (exact up to 4096 elements, and up to 2^20 over leaf,vec,idx,idxbuc,contig; above 4096 otherwise the exact program for periodic maps when it fits, else the approximation, with the certified gap and its a-priori bound on stderr); -o writes it as a .ddt file",
 		run:     runReconstruct})
 	register(&command{name: "normalize", args: "TYPE [--cost K=V,...] [-o OUT.ddt]",
 		summary: "print cost_before, cost_after and a cheaper type tree with the same type map (seed 000 §VI); -o writes it as a .ddt file",
@@ -83,15 +83,16 @@ func runReconstruct(e *env, args []string) error {
 	// exact up to optimal.MaxLen elements, and at any length over vec, idx,
 	// idxbuc and contig only; longer maps over other sets get the approximation,
 	// with the certified gap on stderr
-	tree, cost, lower, exact, err := optimal.ReconstructLarge(m, opts)
+	ans, err := optimal.ReconstructLargeAnswer(m, opts)
 	if err != nil {
 		return err
 	}
+	tree, cost, lower := ans.Tree, ans.Cost, ans.Lower
 	switch {
 	case len(m) <= optimal.MaxLen || opts.Constructors&^optimal.ChainConstructors == 0:
-	case exact:
-		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the approximation; optimal (the cost meets the lower bound %d)\n",
-			len(m), optimal.MaxLen, lower)
+	case ans.Exact:
+		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: %s\n",
+			len(m), optimal.MaxLen, ans.How())
 	default:
 		fmt.Fprintf(e.stderr, "ddt reconstruct: %d elements, more than %d: by the approximation; the optimal cost lies in [%d, %d] (within %.2f× of optimal; a-priori bound %.2f×)\n",
 			len(m), optimal.MaxLen, lower, cost, float64(cost)/float64(lower), float64(optimal.ListCost(m, opts))/float64(lower))

@@ -5,6 +5,17 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+
+// ddt_h carries an MPI handle (an int on MPICH, a pointer on Open MPI) or
+// the address of C memory from Go to C as an integer: cgo checks every
+// argument whose C type is a pointer to something holding pointers (on
+// Open MPI a communicator, or the address of a request) for Go pointers,
+// on every call, and these never are. The calls on a small message's path
+// take their handles so.
+typedef uintptr_t ddt_h;
+
+static ddt_h ddt_comm_h(MPI_Comm c) { return (ddt_h)c; }
 
 static int ddt_init(int *provided) {
 	int flag = 0;
@@ -286,9 +297,12 @@ typedef struct {
 // watched, it is tested alone with MPI_Test: the oldest header receive,
 // which completes first (MPI matches the ring's receives in posting
 // order), when nothing else is in flight.
-static int ddt_poll(MPI_Request *reqs, MPI_Datatype *etypes, int n, double spin,
+static int ddt_poll(ddt_h reqsh, ddt_h etypesh, int n, double spin,
 		int *idx, MPI_Status *sts, ddt_result *out, int *count,
-		const int *rep, int nrep, char *hbuf, int slot, MPI_Comm hc, int *posted, int only) {
+		const int *rep, int nrep, char *hbuf, int slot, ddt_h hch, int *posted, int only) {
+	MPI_Request *reqs = (MPI_Request *)reqsh;
+	MPI_Datatype *etypes = (MPI_Datatype *)etypesh;
+	MPI_Comm hc = (MPI_Comm)hch;
 	int k = 0, rc;
 	double t0 = 0;
 	*count = 0;
@@ -345,8 +359,11 @@ static int ddt_poll(MPI_Request *reqs, MPI_Datatype *etypes, int n, double spin,
 // what a blocking send of a small message needs. With test 0 it only
 // starts the send (for the tests of the path that waits). p is a char *,
 // not a void *: cgo checks every unsafe.Pointer argument for Go pointers,
-// and p is always C memory.
-static int ddt_isend_test(char *p, int n, int dest, int tag, MPI_Comm c, MPI_Request *r, int *done, int test) {
+// and p is always C memory; the communicator and the request (in C
+// memory) come as ddt_h, for the same reason.
+static int ddt_isend_test(char *p, int n, int dest, int tag, ddt_h ch, ddt_h rh, int *done, int test) {
+	MPI_Comm c = (MPI_Comm)ch;
+	MPI_Request *r = (MPI_Request *)rh;
 	*done = 0;
 	int rc = MPI_Isend(p, n, MPI_BYTE, dest, tag, c, r);
 	if (rc != MPI_SUCCESS || !test) return rc;

@@ -98,6 +98,12 @@ func TestSuite(t *testing.T) {
 		defer func() { testAtOnce = 1 }()
 		runSuite(t, testComm.WithMode(Packed))
 	})
+	// every small message with its full header (no compact headers)
+	t.Run("packed-fullheaders", func(t *testing.T) {
+		useCompact = false
+		defer func() { useCompact = true }()
+		runSuite(t, testComm.WithMode(Packed))
+	})
 	t.Run("packed-maxinline", func(t *testing.T) { runSuite(t, testComm.WithMode(Packed).WithInlineLimit(MaxInline)) })
 	t.Run("packed-to-native", func(t *testing.T) { runSuite(t, cross{testComm.WithMode(Native), testComm.WithMode(Packed)}) })
 	t.Run("native-to-packed", func(t *testing.T) { runSuite(t, cross{testComm.WithMode(Packed), testComm.WithMode(Native)}) })

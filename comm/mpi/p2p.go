@@ -71,7 +71,11 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	if c.mode == Packed && sig.Bytes <= int64(c.inline) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		p, sent, err := c.sendInline(buf, sig, wdest, tag)
+		e, err := w.sigs.lookup(buf.Type, buf.Count) // whether packing is a copy
+		if err != nil {
+			return nil, err
+		}
+		p, sent, err := c.sendInline(buf, e, wdest, tag)
 		switch {
 		case !sent:
 			return nil, err
@@ -200,30 +204,51 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 	return req, nil
 }
 
-// sendInline sends sig.Bytes <= c.inline bytes of buf packed inside their
+// sendInline sends e.s.Bytes <= c.inline bytes of buf packed inside their
 // header message, as one MPI message from a pooled C buffer, with one cgo
-// call (MPI_Isend and MPI_Test). sent reports whether the message left;
+// call (MPI_Isend and MPI_Test); e is the signature with, from the cache,
+// whether packing is a copy. The header is a compact one when the
+// receiver holds it already (compact.go). sent reports whether the message left;
 // if not, err says why and nothing is in flight. A sent message that MPI
 // completed at once returns p == nil and MPI_Test's error; otherwise p is
 // the pending send (not yet started: the caller sets its done and starts
 // it), which releases the buffer when it completes. w.mu is held.
-func (c *Comm) sendInline(buf comm.Buffer, sig comm.Signature, wdest, tag int) (p *pending, sent bool, err error) {
+func (c *Comm) sendInline(buf comm.Buffer, e *sigEntry, wdest, tag int) (p *pending, sent bool, err error) {
 	w := c.w
 	if w.closed {
 		return nil, false, errors.New("mpi: send after Finalize")
 	}
-	hlen := hdrSize + sig.Bytes
+	key := compactKey{sig: e.s, ctx: c.ctx, src: c.rank}
+	h := key.mix()
+	slot := int(h % compactSlots)
+	tb := w.compact.peer(&w.compact.out, wdest, w.size)
+	short := useCompact && tb[slot].ok && tb[slot].k == key
+	hoff := int64(hdrSize)
+	if short {
+		hoff = compactSize
+	}
+	hlen := hoff + e.s.Bytes
 	hp, hb, hcap := w.pools.getBuf(hlen)
-	if sig.Bytes > 0 {
-		if _, err := buf.Type.Pack(hb[hdrSize:], buf.Data, buf.Origin, buf.Count); err != nil {
+	if e.s.Bytes > 0 {
+		if err := packRun(hb[hoff:], buf, e); err != nil {
 			w.pools.putBuf(hp, hcap)
 			return nil, false, err
 		}
 	}
-	putHeader(hb, sig, -1, c.ctx, c.rank)
+	if short {
+		putCompact(hb, compactWord(h, slot))
+	} else {
+		putHeader(hb, e.s, -1, c.ctx, c.rank)
+		if useCompact {
+			// the receiver keeps it in slot, which stays invalid here
+			// until the send has completed
+			put64(hb[32:], le64(hb[32:])|uint64(slot+1)<<32)
+			tb[slot].ok = false
+		}
+	}
 	p = w.pools.getPending(nil)
 	out := &unsafe.Slice((*C.int)(w.pb.ints), 4)[2]
-	rc := C.ddt_isend_test((*C.char)(hp), C.int(hlen), C.int(wdest), C.int(tag), w.hcomm, p.req, out, C.int(testAtOnce))
+	rc := C.ddt_isend_test((*C.char)(hp), C.int(hlen), C.int(wdest), C.int(tag), w.hcommH, cAddr(unsafe.Pointer(p.req)), out, C.int(testAtOnce))
 	done := *out
 	if done == 0 && rc != 0 { // MPI_Isend failed
 		w.pools.putBuf(hp, hcap)
@@ -231,6 +256,14 @@ func (c *Comm) sendInline(buf comm.Buffer, sig comm.Signature, wdest, tag int) (
 		return nil, false, check("MPI_Isend", rc)
 	}
 	w.hsent[wdest]++
+	switch {
+	case short:
+		w.compact.sent++
+	case useCompact && rc == 0 && done != 0:
+		// the full header has left without error: later messages with it
+		// may name its slot (a send left in flight does not validate it)
+		tb[slot] = compactEntry{k: key, ok: true}
+	}
 	if done != 0 {
 		w.pools.putBuf(hp, hcap)
 		w.pools.putPending(p)
@@ -244,6 +277,10 @@ func (c *Comm) sendInline(buf comm.Buffer, sig comm.Signature, wdest, tag int) (
 // tests set it to 0 to take the path of sends that MPI does not complete
 // at once.
 var testAtOnce = 1
+
+// useCompact is whether small messages are sent with compact headers when
+// the receiver holds their header (compact.go); tests turn it off.
+var useCompact = true
 
 // sendSmall is Send of a message that travels inside its header (Packed
 // mode, at most the inline limit): no request, no allocation, one cgo
@@ -261,12 +298,12 @@ func (c *Comm) sendSmall(buf comm.Buffer, dest, tag int) (bool, error) {
 	}
 	w := c.w
 	w.mu.Lock()
-	sig, err := w.sigs.signature(buf.Type, buf.Count)
-	if err != nil || sig.Bytes > int64(c.inline) {
+	e, err := w.sigs.lookup(buf.Type, buf.Count)
+	if err != nil || e.s.Bytes > int64(c.inline) {
 		w.mu.Unlock()
 		return err != nil, err
 	}
-	p, _, err := c.sendInline(buf, sig, c.group[dest], tag)
+	p, _, err := c.sendInline(buf, e, c.group[dest], tag)
 	if p == nil {
 		w.mu.Unlock()
 		return true, err
@@ -436,12 +473,12 @@ func (c *Comm) recvBlocking(buf comm.Buffer, source, tag int) (comm.Status, erro
 }
 
 // unpackInto unpacks the packed bytes data of a message into buf: at once
-// when they are the whole of buf, through an Unpacker when the message is
-// shorter (a prefix of buf's signature).
-func unpackInto(buf comm.Buffer, data []byte) error {
-	if size, err := buf.Type.PackSize(buf.Count); err == nil && size == int64(len(data)) {
-		_, err := buf.Type.Unpack(buf.Data, data, buf.Origin, buf.Count)
-		return err
+// when they are the whole of buf (full: the message's signature is buf's
+// whole signature, whose cache entry is e), through an Unpacker when the
+// message is shorter (a prefix of buf's signature).
+func unpackInto(buf comm.Buffer, data []byte, e *sigEntry, full bool) error {
+	if full {
+		return unpackRun(buf, data, e)
 	}
 	u, err := buf.Type.NewUnpacker(buf.Data, buf.Origin, buf.Count)
 	if err != nil {
@@ -457,7 +494,8 @@ func unpackInto(buf comm.Buffer, data []byte) error {
 func (w *world) deliver(in *incoming, r *recvOp) {
 	st := comm.NewStatus(in.env.Source, in.env.Tag, in.sig.Bytes, in.sig.Sig.N)
 	src, tag, wsrc, dataTag, n := in.env.Source, in.env.Tag, in.wsrc, in.dataTag, in.sig.Bytes
-	if err := w.sigs.check(in.sig, r.buf.Type, r.buf.Count); err != nil {
+	e, full, err := w.sigs.check(in.sig, r.buf.Type, r.buf.Count)
+	if err != nil {
 		w.drainIn(in)
 		r.finish(st, fmt.Errorf("recv from rank %d, tag %d: %w", src, tag, err))
 		return
@@ -467,7 +505,7 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 		return
 	}
 	if dataTag < 0 {
-		r.finish(st, unpackInto(r.buf, in.inline))
+		r.finish(st, unpackInto(r.buf, in.inline, e, full))
 		return
 	}
 	fail := func(res result) error {
@@ -506,10 +544,14 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 	}
 	// packed, or no native datatype: stage and unpack
 	sp, sb, scap := w.pools.getBuf(n)
+	var se sigEntry // a copy for the closure: the cache's entry may change
+	if full {
+		se = *e
+	}
 	p := w.pools.getPending(func(res result) {
 		err := fail(res)
 		if err == nil {
-			err = unpackInto(r.buf, sb)
+			err = unpackInto(r.buf, sb, &se, full)
 		}
 		r.finish(st, err)
 	})

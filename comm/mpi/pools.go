@@ -128,40 +128,110 @@ func (ps *pools) free() {
 // sigCache remembers the signatures of the last few (type, count) pairs
 // sent or received: computing one (a modular power) and matching a
 // received one against a type's tree cost more than a small message's
-// whole trip through MPI. Guarded by world.mu.
+// whole trip through MPI. With each it keeps whether the packed bytes of
+// the pair are one run of memory (see sigEntry.run). Guarded by world.mu.
 type sigCache struct {
 	e    [8]sigEntry
 	next int
 }
 
+// sigEntry is what sigCache knows of count instances of t: their
+// signature s, and, when run is set, that their packed bytes are the
+// s.Bytes bytes of memory from off on, relative to instance 0's origin
+// (a type of one run of data that fills its extent: instances adjacent,
+// packed order the memory order), so that packing them is a copy.
 type sigEntry struct {
 	t     *ddt.Committed
 	count int64
 	s     comm.Signature
+	run   bool
+	off   int64
 }
 
-// signature is comm.SignatureOf through the cache.
-func (sc *sigCache) signature(t *ddt.Committed, count int64) (comm.Signature, error) {
+// lookup returns the entry of (t, count), computing it on a miss. The
+// entry stays valid until the next lookup.
+func (sc *sigCache) lookup(t *ddt.Committed, count int64) (*sigEntry, error) {
 	for i := range sc.e {
 		if e := &sc.e[i]; e.t == t && e.count == count {
-			return e.s, nil
+			return e, nil
 		}
 	}
 	s, err := comm.SignatureOf(t, count)
 	if err != nil {
-		return s, err
+		return nil, err
 	}
-	sc.e[sc.next] = sigEntry{t, count, s}
+	e := &sc.e[sc.next]
 	sc.next = (sc.next + 1) % len(sc.e)
-	return s, nil
+	*e = sigEntry{t: t, count: count, s: s}
+	if s.Bytes > 0 {
+		e.off, e.run = oneRun(t)
+	}
+	return e, nil
+}
+
+// oneRun reports whether the data of one instance of t is one run of
+// memory that fills its extent, and the run's offset from the origin.
+// It reads at most two runs of the type's description.
+func oneRun(t *ddt.Committed) (int64, bool) {
+	size, ext := t.Type().Size(), t.Type().Extent()
+	var off, n int64
+	runs := 0
+	for o, k := range t.Segments(1, 0) {
+		if k == 0 {
+			continue
+		}
+		if runs++; runs > 1 {
+			return 0, false
+		}
+		off, n = o, k
+	}
+	return off, runs == 1 && n == size && ext == size
+}
+
+// signature is comm.SignatureOf through the cache.
+func (sc *sigCache) signature(t *ddt.Committed, count int64) (comm.Signature, error) {
+	e, err := sc.lookup(t, count)
+	if err != nil {
+		return comm.Signature{}, err
+	}
+	return e.s, nil
 }
 
 // check is s.Check(t, count), answered at once when s is the whole
 // signature of count instances of t (the common case), else by the
-// signature tree (a prefix, or a mismatch, with its error).
-func (sc *sigCache) check(s comm.Signature, t *ddt.Committed, count int64) error {
-	if full, err := sc.signature(t, count); err == nil && full == s {
-		return nil
+// signature tree (a prefix, or a mismatch, with its error). full reports
+// the first case; e is then the cache's entry of (t, count), valid until
+// the next lookup.
+func (sc *sigCache) check(s comm.Signature, t *ddt.Committed, count int64) (e *sigEntry, full bool, err error) {
+	if e, err := sc.lookup(t, count); err == nil && e.s == s {
+		return e, true, nil
 	}
-	return s.Check(t, count)
+	return nil, false, s.Check(t, count)
+}
+
+// packRun packs the message of buf, whose cache entry is e, into dst
+// (len(dst) == e.s.Bytes): a copy when its bytes are one run inside
+// buf.Data, else Pack.
+func packRun(dst []byte, buf comm.Buffer, e *sigEntry) error {
+	if e.run {
+		if lo := buf.Origin + e.off; lo >= 0 && lo <= int64(len(buf.Data))-e.s.Bytes {
+			copy(dst, buf.Data[lo:])
+			return nil
+		}
+	}
+	_, err := buf.Type.Pack(dst, buf.Data, buf.Origin, buf.Count)
+	return err
+}
+
+// unpackRun is the inverse of packRun: it unpacks the whole message data
+// (len(data) == e.s.Bytes) into buf.
+func unpackRun(buf comm.Buffer, data []byte, e *sigEntry) error {
+	if e.run {
+		if lo := buf.Origin + e.off; lo >= 0 && lo <= int64(len(buf.Data))-e.s.Bytes {
+			copy(buf.Data[lo:], data)
+			return nil
+		}
+	}
+	_, err := buf.Type.Unpack(buf.Data, data, buf.Origin, buf.Count)
+	return err
 }

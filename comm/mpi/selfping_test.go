@@ -17,7 +17,9 @@ import (
 // without a peer (DDT_MPI_LATENCY=1), and the allocations it makes. The
 // nonblocking variant posts the receive first (Irecv, Send, Wait); the
 // blocking one (Packed only) sends, which MPI does at once for a small
-// message in its header, and then receives.
+// message in its header, and then receives. Each is a subtest
+// (raw-nonblocking, packed-nonblocking, packed-blocking), so that one can
+// be profiled alone (-test.run 'TestSelfPing/packed-blocking').
 func TestSelfPing(t *testing.T) {
 	if os.Getenv("DDT_MPI_LATENCY") == "" {
 		t.Skip("set DDT_MPI_LATENCY=1")
@@ -55,16 +57,18 @@ func TestSelfPing(t *testing.T) {
 				continue // MPI may wait for the receive to complete a send to self
 			}
 			op := ops[name]
-			allocs := testing.AllocsPerRun(1000, op)
-			best := time.Hour
-			for range 300 {
-				start := time.Now()
-				for range 1000 {
-					op()
+			t.Run(m.String()+"-"+name, func(*testing.T) {
+				allocs := testing.AllocsPerRun(1000, op)
+				best := time.Hour
+				for range 300 {
+					start := time.Now()
+					for range 1000 {
+						op()
+					}
+					best = min(best, time.Since(start)/1000)
 				}
-				best = min(best, time.Since(start)/1000)
-			}
-			t.Logf("%s %s: self send+recv of 80 B: %v (best of 300 rounds of 1000), %.0f allocations", m, name, best, allocs)
+				t.Logf("%s %s: self send+recv of 80 B: %v (best of 300 rounds of 1000), %.0f allocations", m, name, best, allocs)
+			})
 		}
 	}
 }

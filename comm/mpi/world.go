@@ -103,6 +103,7 @@ type world struct {
 	// the data messages that follow them under per-pair sequence tags, rcomm
 	// Raw messages and ccomm collectives.
 	hcomm, dcomm, rcomm, ccomm C.MPI_Comm
+	hcommH                     C.ddt_h // hcomm as an integer, for the calls that take it so
 	tagUB                      int
 	seq                        []int           // next data tag per destination
 	hdrDone                    [hdrRing]bool   // header receives completed, not yet taken in
@@ -112,6 +113,7 @@ type world struct {
 	pb                         pollBufs        // its first hdrRing requests are the header receives
 	pools                      pools
 	sigs                       sigCache
+	compact                    compactTables
 	hbuf                       unsafe.Pointer // hdrRing receive buffers of hdrSize+MaxInline bytes
 	head                       int            // the oldest posted header receive
 	q                          match.Queue[*incoming, *recvOp]
@@ -246,6 +248,7 @@ func Init(opts Options) (*Comm, error) {
 		}
 	}
 	w.hcomm, w.dcomm, w.rcomm, w.ccomm = comms[0], comms[1], comms[2], comms[3]
+	w.hcommH = C.ddt_comm_h(w.hcomm)
 	var r, s C.int
 	C.MPI_Comm_rank(w.hcomm, &r)
 	C.MPI_Comm_size(w.hcomm, &s)
@@ -636,8 +639,8 @@ func (w *world) progressSpin(spin float64) bool {
 	if len(pend) == 0 && w.nrep < hdrRing { // the oldest header receive is posted
 		only = w.head
 	}
-	rc := C.ddt_poll(&reqs[0], &etypes[0], C.int(n), C.double(spin), (*C.int)(b.idx), (*C.MPI_Status)(b.sts), (*C.ddt_result)(b.out), &ints[0],
-		(*C.int)(b.rep), C.int(w.nrep), (*C.char)(w.hbuf), C.int(hdrSlot), w.hcomm, &ints[1], C.int(only))
+	rc := C.ddt_poll(cAddr(b.reqs), cAddr(b.etypes), C.int(n), C.double(spin), (*C.int)(b.idx), (*C.MPI_Status)(b.sts), (*C.ddt_result)(b.out), &ints[0],
+		(*C.int)(b.rep), C.int(w.nrep), (*C.char)(w.hbuf), C.int(hdrSlot), w.hcommH, &ints[1], C.int(only))
 	count, posted := ints[0], ints[1]
 	if posted > 0 {
 		rep := unsafe.Slice((*C.int)(b.rep), hdrRing)
@@ -736,7 +739,7 @@ func parseHeader(in *incoming, buf unsafe.Pointer, r result) bool {
 	in.sig.Sig.N = int64(le64(b[8:]))
 	in.sig.Bytes = int64(le64(b[16:]))
 	in.dataTag, in.packet = dataWord(le64(b[24:]))
-	if u := le64(b[32:]); u > 0 && u <= uint64(datatype.NumBasic) {
+	if u := le64(b[32:]) & 0xffffffff; u > 0 && u <= uint64(datatype.NumBasic) { // the upper half: a compact header's slot
 		in.sig.Sig.Uniform, in.sig.Sig.Basic = true, datatype.Basic(u-1)
 	}
 	if in.dataTag < 0 {
@@ -772,8 +775,17 @@ func put64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 // delivered straight from buf, without allocating.
 func (w *world) takeIn(buf unsafe.Pointer, res result) {
 	var in incoming
-	if !parseHeader(&in, buf, res) {
-		return
+	if res.code == 0 && res.bytes >= compactSize && le64(unsafe.Slice((*byte)(buf), compactSize))&compactFlag != 0 {
+		if !w.parseCompact(&in, le64(unsafe.Slice((*byte)(buf), compactSize)), unsafe.Slice((*byte)(buf), res.bytes), res.src, res.tag) {
+			return
+		}
+	} else {
+		if !parseHeader(&in, buf, res) {
+			return
+		}
+		if in.dataTag < 0 {
+			w.storeCompact(&in, le64(unsafe.Slice((*byte)(buf), hdrSize)[32:])>>32)
+		}
 	}
 	if r, ok := w.q.Match(in.env); ok {
 		w.deliver(&in, r)
@@ -786,6 +798,9 @@ func (w *world) takeIn(buf unsafe.Pointer, res result) {
 	}
 	w.q.Arrive(q.env, q)
 }
+
+// cAddr passes the address of C memory to C as an integer (see ddt_h).
+func cAddr(p unsafe.Pointer) C.ddt_h { return C.ddt_h(uintptr(p)) }
 
 func newPending(done func(result)) *pending {
 	return &pending{req: new(C.MPI_Request), done: done}

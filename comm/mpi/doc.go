@@ -97,6 +97,19 @@
 // is staged). Header, signature check, truncation and fault handling are
 // the same as for staged messages.
 //
+// # Pipelined data messages
+//
+// A staged data message (not zero-copy, not Native) of at least
+// Options.PipeMin bytes (DefaultPipeMin, 512 KiB) travels in packets of
+// Options.Packet bytes (DefaultPacket, 64 KiB; Comm.WithPipeline; the
+// environment variables DDT_MPI_PACKET, DDT_MPI_PIPE_MIN and
+// DDT_MPI_PIPE_WINDOW override the defaults) under its one data tag: the
+// sender packs a packet while the earlier ones are in flight, the
+// receiver unpacks each as it arrives, with at most 4 packets in flight
+// on each side. The header carries the packet size, so each side decides
+// alone; a receive that would have gone directly or natively stages a
+// packetized message. Checks are the header's, as for every data message.
+//
 // # Reductions
 //
 // On the world communicator (the Comm of Init and its WithMode copies),

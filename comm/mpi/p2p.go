@@ -111,6 +111,9 @@ func (c *Comm) Isend(buf comm.Buffer, dest, tag int) (*comm.Request, error) {
 		native = err == nil // else: send it packed
 	}
 	inline := !native && !direct && sig.Bytes <= int64(c.inline)
+	if !inline && !native && !direct && c.pipelined(sig.Bytes) {
+		return c.isendPipe(buf, sig, wdest, tag, req, st)
+	}
 	hlen := int64(hdrSize)
 	if inline {
 		hlen += sig.Bytes
@@ -493,8 +496,12 @@ func (w *world) deliver(in *incoming, r *recvOp) {
 	src, tag, wsrc, dataTag, n := in.env.Source, in.env.Tag, in.wsrc, in.dataTag, in.sig.Bytes
 	e, full, err := w.sigs.check(in.sig, r.buf.Type, r.buf.Count)
 	if err != nil {
-		w.drain(n, wsrc, dataTag)
+		w.drainIn(in)
 		r.finish(st, fmt.Errorf("recv from rank %d, tag %d: %w", src, tag, err))
+		return
+	}
+	if in.packet > 0 { // in packets: staged, unpacked as they arrive
+		w.recvPipe(in, r, st)
 		return
 	}
 	if dataTag < 0 {

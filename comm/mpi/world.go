@@ -71,6 +71,14 @@ type Options struct {
 	// through a datatype of the runs (zero-copy; see docs/comm-mpi.md).
 	// 0 means DefaultDirect, negative means never.
 	Direct int
+	// Packet is the size in bytes of the packets a large staged data
+	// message travels in (pipelined: the sender packs packet k+1 while
+	// packet k is in flight, the receiver unpacks each as it arrives; see
+	// pipe.go); PipeMin is the packed size from which a message is
+	// pipelined. 0 means the defaults (DefaultPacket, DefaultPipeMin, or
+	// the environment variables DDT_MPI_PACKET and DDT_MPI_PIPE_MIN);
+	// a negative Packet means never.
+	Packet, PipeMin int
 }
 
 // header layout, little-endian 64-bit words: signature hash, elements,
@@ -129,6 +137,7 @@ type incoming struct {
 	wsrc    int // the sender's world rank
 	sig     comm.Signature
 	dataTag int    // -1 when the data is inline
+	packet  int64  // > 0: the data follows in packets of this size (pipe.go)
 	inline  []byte // the inline data
 }
 
@@ -193,13 +202,15 @@ func Launched() bool {
 // Comm is this process's rank of MPI_COMM_WORLD, sending in one Mode. It
 // implements comm.Communicator and is safe for concurrent use.
 type Comm struct {
-	w      *world
-	mode   Mode
-	inline int
-	direct int    // Options.Direct, resolved: < 0 never
-	rank   int    // in this communicator
-	group  []int  // the world rank of each rank
-	ctx    uint32 // context of point-to-point messages; ctx+1 is the collectives'
+	w       *world
+	mode    Mode
+	inline  int
+	direct  int    // Options.Direct, resolved: < 0 never
+	packet  int    // Options.Packet, resolved: < 0 never (pipe.go)
+	pipeMin int    // Options.PipeMin, resolved
+	rank    int    // in this communicator
+	group   []int  // the world rank of each rank
+	ctx     uint32 // context of point-to-point messages; ctx+1 is the collectives'
 }
 
 var _ comm.Communicator = (*Comm)(nil)
@@ -260,7 +271,7 @@ func Init(opts Options) (*Comm, error) {
 		group[i] = i
 	}
 	c := &Comm{w: w, rank: w.rank, group: group}
-	return c.WithMode(opts.Mode).withInline(opts.InlineLimit).withDirect(opts.Direct), nil
+	return c.WithMode(opts.Mode).withInline(opts.InlineLimit).withDirect(opts.Direct).withPipeline(opts.Packet, opts.PipeMin), nil
 }
 
 // hdrSlot is the size of a header receive buffer.
@@ -481,7 +492,7 @@ func (w *world) settle(ctx context.Context) ([]string, error) {
 	}
 	// headers nobody received
 	w.q.Unexpected(func(env match.Envelope, in *incoming) {
-		w.drain(in.sig.Bytes, in.wsrc, in.dataTag)
+		w.drainIn(in)
 		lost[in.wsrc]++
 		s := fmt.Sprintf("message from rank %d to rank %d, tag %d, %d bytes, never received", in.wsrc, w.rank, env.Tag, in.sig.Bytes)
 		if env.Context != 0 {
@@ -727,7 +738,7 @@ func parseHeader(in *incoming, buf unsafe.Pointer, r result) bool {
 	in.sig.Sig.Hash = le64(b[0:])
 	in.sig.Sig.N = int64(le64(b[8:]))
 	in.sig.Bytes = int64(le64(b[16:]))
-	in.dataTag = int(int64(le64(b[24:])))
+	in.dataTag, in.packet = dataWord(le64(b[24:]))
 	if u := le64(b[32:]) & 0xffffffff; u > 0 && u <= uint64(datatype.NumBasic) { // the upper half: a compact header's slot
 		in.sig.Sig.Uniform, in.sig.Sig.Basic = true, datatype.Basic(u-1)
 	}

@@ -12,10 +12,12 @@
 //     signature header, checked receive; layouts of long runs go directly,
 //     zero-copy, above the inline limit);
 //   - comm-staged: Packed mode with zero-copy off (WithDirect(-1)): every
-//     message packed into a staging buffer; comm-direct1: every data
+//     message packed by ddt (large ones pipelined in packets);
+//     comm-whole: comm-staged without pipelining (every message packed
+//     whole before it is sent); comm-direct1: every data
 //     message zero-copy (WithDirect(1)); comm-native: Native mode with
 //     zero-copy off; comm-native-direct: Native mode, default zero-copy
-//     (the last four only when named in -methods);
+//     (the last five only when named in -methods);
 //   - manual: the layout's hand-written Go loops (the C original's
 //     manual_loop), contiguous bytes in between;
 //   - bytes: the packed bytes only, no packing, through comm/mpi (Raw);
@@ -57,7 +59,7 @@ func main() {
 	filter := flag.String("filter", "", "only layouts whose name starts with this")
 	budget := flag.Int64("budget", 64<<20, "bytes moved per batch (sets the round trips per batch)")
 	emitC := flag.String("emit-c", "", "write the C baseline program to this file and exit")
-	methodList := flag.String("methods", strings.Join(defaultMethods, ","), "methods to measure (also comm-staged, comm-direct1, comm-native, comm-native-direct)")
+	methodList := flag.String("methods", strings.Join(defaultMethods, ","), "methods to measure (also comm-staged, comm-whole, comm-direct1, comm-native, comm-native-direct)")
 	rounds := flag.Int("rounds", 5, "interleaved batches per method (the median is printed)")
 	flag.Parse()
 	pairs, err := layouts(strings.Split(*configs, ","), *filter)
@@ -154,6 +156,7 @@ func run(c *mpi.Comm, pairs []pair, budget int64, methods []string, rounds int) 
 		"comm-direct1":       {packedMode.WithDirect(1), 7},
 		"comm-native":        {c.WithMode(mpi.Native).WithDirect(-1), 8},
 		"comm-native-direct": {c.WithMode(mpi.Native), 9},
+		"comm-whole":         {packedMode.WithDirect(-1).WithPipeline(-1, 0), 10},
 	}
 	byteT, err := ddt.Commit(datatype.Of(datatype.Byte))
 	if err != nil {

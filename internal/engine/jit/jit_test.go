@@ -628,6 +628,37 @@ func TestThreshold(t *testing.T) {
 	if c := TieredCalls(ps, 1<<20); c < 2 || c > 20 {
 		t.Errorf("1 MB messages compile after %d calls", c)
 	}
+	// lists of short blocks: their entries count (byteWeight); SPECFEM3D_oc
+	// M, 25,600 single floats out of 409,600, compiled after 4,669 calls
+	fs := make([]int64, 25600)
+	for i, p := range rand.New(rand.NewPCG(3, 4)).Perm(409600)[:len(fs)] {
+		fs[i] = int64(p) * 4
+	}
+	oc, _ := datatype.HIndexedBlock(1, fs, datatype.Of(datatype.Float))
+	if c := TieredCalls(opt.Compile(oc), 102400); c < 200 || c > 500 {
+		t.Errorf("a list of 25,600 floats compiles after %d calls", c)
+	}
+	// more entries than entryGainMax: bytes only, as before
+	fl := make([]int64, entryGainMax+1)
+	for i, p := range rand.New(rand.NewPCG(5, 6)).Perm(4 * len(fl))[:len(fl)] {
+		fl[i] = int64(p) * 8
+	}
+	big, _ := datatype.HIndexedBlock(1, fl, datatype.Of(datatype.Float))
+	pb := opt.Compile(big)
+	if n := listEntries(pb.Root, map[*dame.Node]bool{}, 0); n <= entryGainMax {
+		t.Fatalf("the long list has %d entries", n)
+	}
+	if w := byteWeight(pb); w != 16 {
+		t.Errorf("byteWeight of %d entries = %d, want 16", len(fl), w)
+	}
+	if w := byteWeight(ps); w != 16 {
+		t.Errorf("byteWeight of a vector = %d, want 16", w)
+	}
+	for s, want := range map[string]int64{"0": 0, "1": 1, "4K": 4096, "": -1, "x": -1, "-3": -1} {
+		if got := parseAfter(s); got != want {
+			t.Errorf("parseAfter(%q) = %d, want %d", s, got, want)
+		}
+	}
 	defer func(a int64) { afterEnv = a }(afterEnv)
 	afterEnv = 0
 	if c := TieredCalls(pl, 8); c != 1 {

@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -60,6 +61,9 @@ type gen struct {
 	tableSet          // constant data placed after the code
 	refs     []ripRef // RIP-relative operands addressing the tables
 	shapes   map[*dame.Node]*shape
+	// sortedOf holds the table of each list unpacked in sorted order
+	// (sortedTable)
+	sortedOf map[*dame.Node]int
 	// costs caches cost of the lists (a program may share nodes: a
 	// DAG, whose expanded tree can be exponentially larger)
 	costs map[*dame.Node]int64
@@ -510,6 +514,12 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 		g.fail("%s of %d blocks", n.Op, nb)
 		return
 	}
+	if !g.pack && !far(mo) {
+		if st := sortRule.UnpackOrder(n); st != nil {
+			g.sortedList(n, st, mb, mo)
+			return
+		}
+	}
 	g.flush()
 	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
 	g.a.lea(rt, rip)
@@ -525,6 +535,87 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	g.tableBlocks(n, rt, rm, mb, mo, int64(nb)%u)
 	g.flush()
 	g.free(rt, rm, rc)
+}
+
+// sortRule is the displacement-sorting rule of unpack (a variable for
+// tests, which lower its bounds): the compiled engine's (dame.SortRule).
+var sortRule = dame.DefaultSortRule
+
+// sortedList emits the unpack of all blocks of the BlockIndex n, whose
+// sorted order st is (sortRule): a loop over a table of (displacement,
+// packed offset) pairs in ascending displacement, up to 8 blocks per
+// iteration, each block one load from RSI plus its packed offset (RDX)
+// and one store to mb+mo plus its displacement. The blocks are 4 or 8
+// bytes (sortRule.Lengths) and do not overlap (UnpackOrder), so the bytes
+// written are those of list order. Sorting is the compiled engine's rule
+// (internal/engine: its plans unpack such lists sorted, and Select keeps
+// a root list that fires on the compiled engine); the generated code
+// followed list order for lists below the root. Measured in one process
+// (TestTierAB, LAMMPS_full.send L: 65,536 random single doubles out of
+// 2 MB arrays below a struct): native unpack took 1.19 ms against the
+// compiled engine's 0.90 ms; writing each cache line once, in order,
+// instead of visiting it again and again, is the gain.
+func (g *gen) sortedList(n *dame.Node, st *dame.Sorted, mb reg, mo int64) {
+	g.flush()
+	L := n.Blocklen * n.Child.Size
+	nb := int64(len(n.Disps))
+	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
+	g.a.lea(rt, rip)
+	g.ref(g.sortedTable(n, st), 0)
+	blocks := func(k int64) {
+		for j := range k {
+			g.a.load(8, rm, at(rt, g.d32(16*j)))
+			g.a.load(8, rdx, at(rt, g.d32(16*j+8)))
+			g.a.load(int(L), rax, mem{base: rsi, index: rdx})
+			g.a.store(int(L), mem{base: mb, index: rm, disp: g.d32(mo)}, rax)
+		}
+	}
+	const u = 8
+	if nb >= u {
+		g.a.movImm(rc, g.d32(nb/u))
+		top := g.a.pc()
+		blocks(u)
+		g.a.addImm(rt, 16*u)
+		g.a.dec(rc)
+		g.a.jcc(condNE, top)
+	}
+	blocks(nb % u)
+	g.po += n.Size
+	g.free(rt, rm, rc)
+}
+
+// sortedEntry emits a function unpacking one whole instance of the
+// BlockIndex n, whose sorted order is st, at RDI from the packed bytes at
+// RSI (RCX is not read): the walk's call for a whole list above the units
+// (LAMMPS: lists of 512 KB packed below a struct), whose block entries
+// follow list order.
+func (g *gen) sortedEntry(n *dame.Node, st *dame.Sorted) int {
+	start := g.a.pc()
+	g.po = 0
+	g.sortedList(n, st, rdi, 0)
+	g.po = 0
+	g.ret()
+	return start
+}
+
+// sortedTable returns the table of the sorted order st of n: per block in
+// ascending displacement, its displacement and its packed offset, 8
+// bytes each (one per node).
+func (g *gen) sortedTable(n *dame.Node, st *dame.Sorted) int {
+	if i, ok := g.sortedOf[n]; ok {
+		return i
+	}
+	tb := make([]byte, 0, 16*len(st.Disps))
+	for i, d := range st.Disps {
+		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
+		tb = binary.LittleEndian.AppendUint64(tb, uint64(st.Packed[i]))
+	}
+	g.tables = append(g.tables, tb)
+	if g.sortedOf == nil {
+		g.sortedOf = map[*dame.Node]int{}
+	}
+	g.sortedOf[n] = len(g.tables) - 1
+	return len(g.tables) - 1
 }
 
 // listUnroll is how many blocks of the BlockIndex n one iteration of its

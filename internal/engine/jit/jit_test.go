@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -258,6 +259,13 @@ func TestShapes(t *testing.T) {
 		// table loops of 8 blocks per iteration and a remainder
 		"list1005": must(datatype.HIndexedBlock(1, bigDisps(r, 1005), datatype.Of(datatype.Float))),
 		"list2003": must(datatype.IndexedBlock(3, scaled(bigDisps(r, 2003), 3, 8), dbl)),
+		// lists below the root that unpack in sorted order (sortRule):
+		// 8- and 4-byte blocks, and a list of overlapping blocks (list
+		// order)
+		"sortedlists": must(datatype.Struct([]int64{1, 1, 1}, []int64{0, 100000, 200000}, []*datatype.Type{
+			must(datatype.HIndexedBlock(1, bigDisps(r, 5001), dbl)),
+			must(datatype.HIndexedBlock(1, bigDisps(r, 5003), datatype.Of(datatype.Float))),
+			must(datatype.HIndexedBlock(1, overlapping(bigDisps(r, 5007)), dbl))})),
 		// instances above the unit size: the Go side walks the blocks
 		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
 			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),
@@ -316,6 +324,13 @@ func scaled(d []int64, m, q int64) []int64 {
 	for i := range d {
 		d[i] = d[i] * m / q
 	}
+	return d
+}
+
+// overlapping makes the blocks of 8 bytes at d overlap: the first one
+// moved 4 bytes onto the second.
+func overlapping(d []int64) []int64 {
+	d[0] = d[1] + 4
 	return d
 }
 
@@ -707,6 +722,70 @@ func TestMoveWidths(t *testing.T) {
 		}
 		if n := count(farNeg, vec, gathered); n != 0 {
 			t.Errorf("vec %d: elements %d bytes apart backwards gathered (%d VMOVHPD)", vec, gatherMaxStride, n)
+		}
+	}
+}
+
+// TestSortedUnpack checks that unpack of lists below the root follows
+// the sort rule (sortedList: a table of displacement and packed offset
+// pairs) where it fires, list order where it does not (pack, blocks that
+// overlap, blocks longer than 8 bytes), and that the code moves the
+// reference engine's bytes (TestShapes' "sortedlists" checks the pieces
+// and guard pages).
+func TestSortedUnpack(t *testing.T) {
+	if !supported {
+		t.Skip("no code generation on this platform")
+	}
+	dbl := datatype.Of(datatype.Double)
+	must := func(ty *datatype.Type, err error) *datatype.Type {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ty
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	in := func(l *datatype.Type) *datatype.Type {
+		return must(datatype.Struct([]int64{1, 1}, []int64{0, 1 << 20}, []*datatype.Type{l, dbl}))
+	}
+	cases := []struct {
+		name string
+		ty   *datatype.Type
+		want bool
+	}{
+		{"doubles", in(must(datatype.HIndexedBlock(1, bigDisps(r, 9005), dbl))), true},
+		{"floats", in(must(datatype.HIndexedBlock(1, bigDisps(r, 9003), datatype.Of(datatype.Float)))), true},
+		{"overlap", in(must(datatype.HIndexedBlock(1, overlapping(bigDisps(r, 9000)), dbl))), false},
+		{"blocks of 3 doubles", in(must(datatype.IndexedBlock(3, scaled(bigDisps(r, 9000), 3, 8), dbl))), false},
+		{"in order", in(must(datatype.HIndexedBlock(1, slices.Sorted(slices.Values(bigDisps(r, 9000))), dbl))), false},
+		// above the units (320 KB packed): the walk calls the sorted entry
+		// for the whole list, the block entries for pieces
+		{"above units", in(must(datatype.HIndexedBlock(1, bigDisps(r, 40003), dbl))), true},
+		{"root above units", must(datatype.HIndexedBlock(1, bigDisps(r, 40001), dbl)), true},
+	}
+	for _, c := range cases {
+		p := opt.Compile(c.ty)
+		pr, err := generateArch(archAMD64, p, 64, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(pr.g.sortedOf) > 0; got != c.want {
+			t.Errorf("%s: sorted unpack %v, want %v", c.name, got, c.want)
+		}
+		entry := false
+		for _, pn := range pr.nodes {
+			entry = entry || pn.sorted >= 0
+		}
+		if above := strings.Contains(c.name, "above"); entry != above {
+			t.Errorf("%s: sorted entry %v, want %v", c.name, entry, above)
+		}
+		code, err := compileVec(p, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, count := range []int64{1, 3} {
+			size, _ := c.ty.PackSize(count)
+			check(t, r, c.ty, p, code, count, cutsFor(size, r))
 		}
 	}
 }

@@ -53,7 +53,8 @@ var pool = [...]reg{rbx, r8, r9, r10, r11, r12, r13, r15}
 type gen struct {
 	a        asm
 	pack     bool
-	vec      int  // widest vector move: 16, 32 or 64
+	vec      int  // widest vector move of the code being emitted: 16, 32 or 64
+	pvec     int  // the widest of pack code (setPack: unpack's may be narrower)
 	vex      bool // VEX encoding for 16- and 32-byte moves
 	vbmi     bool // VPERMB compaction of small nodes (with vec 64)
 	po       int64
@@ -80,12 +81,29 @@ type gen struct {
 
 // The emitter methods of the amd64 generator.
 
-func (g *gen) pc() int           { return g.a.pc() }
-func (g *gen) failed() error     { return g.err }
-func (g *gen) setPack(pack bool) { g.pack = pack }
-func (g *gen) code() []byte      { return g.a.b }
-func (g *gen) lines() []line     { return g.a.txt }
-func (g *gen) addOff(off int64)  { g.a.lea(rdi, at(rdi, g.d32(off))) }
+func (g *gen) pc() int       { return g.a.pc() }
+func (g *gen) failed() error { return g.err }
+func (g *gen) setPack(pack bool) {
+	g.pack = pack
+	g.vec = g.pvec
+	if !pack {
+		g.vec = min(g.pvec, unpackVec)
+	}
+}
+
+// unpackVec caps the vector moves of unpack code (pack keeps the full
+// width). DDT_JIT_UNPACKVEC=16|32|64 sets it (for measurements).
+var unpackVec = func() int {
+	switch v := envInt("DDT_JIT_UNPACKVEC", 64); v {
+	case 16, 32:
+		return int(v)
+	}
+	return 64
+}()
+
+func (g *gen) code() []byte     { return g.a.b }
+func (g *gen) lines() []line    { return g.a.txt }
+func (g *gen) addOff(off int64) { g.a.lea(rdi, at(rdi, g.d32(off))) }
 func (g *gen) tableLens() []int {
 	n := make([]int, len(g.tables))
 	for i, t := range g.tables {
@@ -727,7 +745,7 @@ func (g *gen) ret() {
 	if g.ntUsed {
 		g.a.sfence()
 	}
-	if g.vec > 16 {
+	if g.pvec > 16 {
 		g.a.vzeroupper()
 	}
 	g.a.ret()

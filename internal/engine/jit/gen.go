@@ -233,6 +233,10 @@ func (g *gen) block(mb reg, mo, L int64) {
 		g.free(r)
 		return
 	}
+	if !g.pack && g.vec == 64 && L > unpackNarrowMin && L <= unpackNarrowMax {
+		g.vec = 32
+		defer func() { g.vec = 64 }()
+	}
 	po := g.po
 	g.po += L
 	if !g.long(L) {
@@ -284,6 +288,23 @@ func (g *gen) block(mb reg, mo, L int64) {
 		g.move(w, at(mb, g.d32(mo+o)), at(rsi, g.d32(po+o)))
 	}
 }
+
+// Unpack copies blocks of more than unpackNarrowMin and at most
+// unpackNarrowMax bytes with 32-byte moves, not 64-byte ones. Measured in
+// one process, each width's samples interleaved (TestAB with
+// DDT_JIT_AB_WIDTHS=1, two runs; docs/interpose-bench.md, "Engine
+// losses, second pass"), unpack of strided rows with 32-byte moves
+// against 64-byte ones: rows of 408 bytes (L5b M, 51 doubles) 1.09-1.11x
+// as fast, 816 bytes 1.14x, 520 and 1000 bytes 1.01-1.06x, 1024 bytes
+// 1.01-1.03x; but 128-byte blocks (L8 M) 0.92-0.95x, rows of 2896 and
+// 4096 bytes 0.93-1.02x, 192 and 200 bytes 0.98-1.00x, so the band stops
+// there. Pack keeps 64-byte moves (no gain measured). With the library
+// preloaded, L5b M unpack on MPICH ran at 0.78-0.84x of MPICH's speed
+// with 64-byte moves and 0.95-1.05x with DDT_JIT_VEC=32.
+const (
+	unpackNarrowMin = 256
+	unpackNarrowMax = 1024
+)
 
 // prefetchLines emits, when a prefetch distance is set, one PREFETCHW
 // per 64-byte line of the step bytes from memory operand m on, g.pf bytes

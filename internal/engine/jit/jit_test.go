@@ -256,6 +256,8 @@ func TestShapes(t *testing.T) {
 		"farelems":    must(datatype.Vector(37, 1, 258, dbl)),                                 // 2064 bytes apart: scalar moves, not gathered
 		"farneg":      must(datatype.Vector(21, 1, -200, dbl)),                                // 1600 bytes apart, backwards
 		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                // loops over long rows, overlapping tails
+		"rows257":     must(datatype.Vector(7, 257, 300, ch)),                                 // unpack: 32-byte moves (unpackNarrowMin < 257)
+		"rows1025":    must(datatype.Vector(5, 1025, 1100, ch)),                               // unpack: 64-byte moves again
 		// table loops of 8 blocks per iteration and a remainder
 		"list1005": must(datatype.HIndexedBlock(1, bigDisps(r, 1005), datatype.Of(datatype.Float))),
 		"list2003": must(datatype.IndexedBlock(3, scaled(bigDisps(r, 2003), 3, 8), dbl)),
@@ -786,6 +788,46 @@ func TestSortedUnpack(t *testing.T) {
 		for _, count := range []int64{1, 3} {
 			size, _ := c.ty.PackSize(count)
 			check(t, r, c.ty, p, code, count, cutsFor(size, r))
+		}
+	}
+}
+
+// TestUnpackNarrow checks the unpack width rule: blocks of more than
+// unpackNarrowMin and at most unpackNarrowMax bytes unpack with 32-byte
+// moves at vector width 64 (pack keeps 64-byte ones), blocks outside the
+// band with 64-byte moves.
+func TestUnpackNarrow(t *testing.T) {
+	ch := datatype.Of(datatype.Char)
+	zmm := func(L int64) (pack, unpack int) {
+		ty, err := datatype.Vector(9, L, L+40, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := listingArch(archAMD64, opt.Compile(ty), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := &pack
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, "unpack ") {
+				n = &unpack
+			}
+			if strings.Contains(l, "zmm") {
+				*n++
+			}
+		}
+		return pack, unpack
+	}
+	for _, c := range []struct {
+		L      int64
+		narrow bool
+	}{{128, false}, {256, false}, {257, true}, {408, true}, {816, true}, {1024, true}, {1025, false}, {2896, false}} {
+		p, u := zmm(c.L)
+		if p == 0 {
+			t.Errorf("rows of %d bytes: pack has no 64-byte moves", c.L)
+		}
+		if (u == 0) != c.narrow {
+			t.Errorf("rows of %d bytes: unpack has %d 64-byte moves (narrow: %v)", c.L, u, c.narrow)
 		}
 	}
 }

@@ -87,7 +87,7 @@ const (
 	// entryGainMax the most list entries a program may have for that
 	// gain to be counted (byteWeight).
 	gainEntries  = 8
-	entryGainMax = 1 << 16
+	entryGainMax = 1 << 19
 )
 
 // byteWeight is what one packed byte of p counts toward the threshold, in
@@ -96,17 +96,22 @@ const (
 // per instance of S packed bytes save about E/gainEntries ns, worth
 // gainBytes*E/(gainEntries*S) bytes per byte). Measured in one process,
 // compiled engine against native code on the DDTBench layouts
-// (TestTierAB; bench/RESULTS.md §23): lists of single floats and a few
-// doubles save 0.1-1 ns per entry and pack + unpack (SPECFEM3D_oc M pack
-// 1.30-1.38x faster native, 25,602 entries, which compiled only after
-// 4,669 calls of 100 KB, so MPI_Pack benchmarks of a few thousand calls
-// ran the compiled engine: 0.78x of MPICH's speed; LAMMPS_full.send M
-// 1.13x / 1.24x), lists of longer blocks about nothing (SPECFEM3D_cm M
-// 1.00x / 0.98x); with more entries than entryGainMax (tables of 1 MB
-// and more, 4 MB messages) native code gains nothing or loses
-// (SPECFEM3D_oc L 0.94-0.96x, LAMMPS_full.send L unpack 0.76x), so those
-// keep the byte model. With 1 ns per 8 entries SPECFEM3D_oc M compiles
-// after about 340 calls (its measured reuses to pay back: about 350).
+// (TestTierAB; docs/interpose-bench.md, "Engine losses, second pass"):
+// lists of single floats and a few doubles save 0.1-1 ns per entry and
+// pack + unpack (SPECFEM3D_oc M pack 1.27-1.38x faster native, 25,602
+// entries, which compiled only after 4,669 calls of 100 KB, so MPI_Pack
+// benchmarks of a few thousand calls ran the compiled engine: 0.78x of
+// MPICH's speed; LAMMPS_full.send M 1.13-1.38x / 1.17-1.28x), lists of
+// longer blocks about nothing (SPECFEM3D_cm M 1.00x / 0.98x); 4 MB
+// messages of 131,083 to 349,158 entries gain on pack (LAMMPS_full.send
+// L 1.06-1.09x, LAMMPS_atomic L 1.09-1.12x, SPECFEM3D_cm L 1.02-1.03x)
+// and about nothing on unpack (since lists below the root unpack sorted:
+// gen.sortedList), but the 1,048,578 single floats of SPECFEM3D_oc L (an
+// 8 MB table) lose on both (0.92-0.97x), so programs of more entries
+// than entryGainMax keep the byte model. With 1 ns per 8 entries
+// SPECFEM3D_oc M compiles after about 340 calls and LAMMPS_full.send L
+// after about 240 (the compile cost model over the gains measured: about
+// 350 and 240 calls).
 func byteWeight(p *dame.Program) int64 {
 	e := listEntries(p.Root, map[*dame.Node]bool{}, 0)
 	s := p.Root.Size

@@ -657,7 +657,7 @@ func TestThreshold(t *testing.T) {
 	}
 	// more entries than entryGainMax: bytes only, as before
 	fl := make([]int64, entryGainMax+1)
-	for i, p := range rand.New(rand.NewPCG(5, 6)).Perm(4 * len(fl))[:len(fl)] {
+	for i, p := range rand.New(rand.NewPCG(5, 6)).Perm(2 * len(fl))[:len(fl)] {
 		fl[i] = int64(p) * 8
 	}
 	big, _ := datatype.HIndexedBlock(1, fl, datatype.Of(datatype.Float))

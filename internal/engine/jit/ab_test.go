@@ -18,6 +18,7 @@ type abVariant struct {
 	gatherMax  int64
 	prefetch   bool
 	listUnroll bool
+	uvec       int // unpack's widest move (unpackVec)
 }
 
 // TestAB times the generated code of a few layouts under several
@@ -74,17 +75,33 @@ func TestAB(t *testing.T) {
 		{"rows1024", must(datatype.Vector(1024, 128, 256, dbl))},
 		{"rows200", must(datatype.Vector(5000, 25, 64, dbl))},
 		{"rows192", must(datatype.Vector(5000, 24, 64, dbl))},
+		{"rows408", must(datatype.Vector(2601, 51, 256, dbl))},
+		{"rows520", must(datatype.Vector(2016, 65, 256, dbl))},
+		{"rows1000", must(datatype.Vector(1049, 125, 256, dbl))},
+		{"rows64", must(datatype.Vector(16384, 8, 16, dbl))},
+		{"rows96", must(datatype.Vector(10923, 12, 20, dbl))},
+		{"rows4096", must(datatype.Vector(256, 512, 600, dbl))},
+		{"L5a M", must(datatype.Subarray([]int64{600, 600}, []int64{362, 362}, []int64{100, 100}, datatype.OrderC, dbl))},
 		{"SPECFEM3D_oc M", must(datatype.HIndexedBlock(1, perm(409600, 25600, 4), fl))},
 		{"LAMMPS_full L", lammps},
 	}
-	old := abVariant{"old", 64, 1 << 40, true, false}
+	old := abVariant{"old", 64, 1 << 40, true, false, 64}
 	variants := []abVariant{old,
-		{"new", 64, gatherMaxStride, true, true},
-		{"new PF=0", 64, gatherMaxStride, false, true},
-		{"vec32", 32, gatherMaxStride, true, true},
-		{"vec16", 16, gatherMaxStride, true, true},
+		{"new", 64, gatherMaxStride, true, true, 64},
+		{"new PF=0", 64, gatherMaxStride, false, true, 64},
+		{"vec32", 32, gatherMaxStride, true, true, 32},
+		{"vec16", 16, gatherMaxStride, true, true, 16},
+		{"unpack32", 64, gatherMaxStride, true, true, 32},
+		{"unpack16", 64, gatherMaxStride, true, true, 16},
 	}
-	defer func(g int64, p, l bool) { gatherMaxStride, prefetchOn, listUnrollOn = g, p, l }(gatherMaxStride, prefetchOn, listUnrollOn)
+	if os.Getenv("DDT_JIT_AB_WIDTHS") == "1" {
+		// unpack widths against the defaults (64)
+		old = abVariant{"u64", 64, gatherMaxStride, true, true, 64}
+		variants = []abVariant{old, variants[5], variants[6], {"u64 PF=0", 64, gatherMaxStride, false, true, 64}}
+	}
+	defer func(g int64, p, l bool, u int) {
+		gatherMaxStride, prefetchOn, listUnrollOn, unpackVec = g, p, l, u
+	}(gatherMaxStride, prefetchOn, listUnrollOn, unpackVec)
 	for _, c := range cases {
 		p := opt.Compile(c.ty)
 		size, _ := c.ty.PackSize(1)
@@ -94,7 +111,7 @@ func TestAB(t *testing.T) {
 		fb := refFallback{c.ty}
 		codes := make([]*Code, len(variants))
 		for i, v := range variants {
-			gatherMaxStride, prefetchOn, listUnrollOn = v.gatherMax, v.prefetch, v.listUnroll
+			gatherMaxStride, prefetchOn, listUnrollOn, unpackVec = v.gatherMax, v.prefetch, v.listUnroll, v.uvec
 			code, err := compileVec(p, v.vec)
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package jit
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -38,8 +39,9 @@ type Engine struct {
 	code atomic.Pointer[Code]
 	// state: 0 counting uses, 1 compiled (or compiling), 2 never
 	state atomic.Int32
-	uses  atomic.Int64 // calls*callWeight + bytes, while counting
+	uses  atomic.Int64 // callUses of the calls so far, while counting
 	after int64        // threshold(p): compile when uses reach it
+	w     int64        // weightOf(p): what a packed byte adds to uses, in 16ths
 	once  sync.Once
 	err   error
 	nt    ntState // the non-temporal pack code (PackNT)
@@ -71,26 +73,94 @@ type Options struct {
 // takes 10-35 µs plus about 45 ns per node or entry; generated code saves
 // 0.03-0.5 µs per call on 2 KB messages and, on 1 MB ones, from nothing
 // (strided rows, where both run the same vector loop) to 0.15 ms (the
-// struct array L7), median about 1 ns per 512 bytes. DDT_JIT_AFTER=SIZE
-// (K, M, G suffixes; 0 compiles at the first use) replaces threshold(p)
-// by SIZE for every program.
+// struct array L7), median about 1 ns per 512 bytes. Programs with long
+// lists gain per list entry besides (see byteWeight): their bytes count
+// more. DDT_JIT_AFTER=SIZE (K, M, G suffixes; 0 compiles at the first
+// use) replaces threshold(p) by SIZE for every program.
 const (
 	gainBytes  = 512 // packed bytes moved per nanosecond saved
 	gainCall   = 50  // nanoseconds saved per call besides the bytes
 	callWeight = gainCall * gainBytes
 	costBase   = 15000 // nanoseconds: mapping the code (two system calls) and the generator's setup
 	costNode   = 45    // nanoseconds per node or list entry
+	// gainEntries is the list entries moved per nanosecond saved, and
+	// entryGainMax the most list entries a program may have for that
+	// gain to be counted (byteWeight).
+	gainEntries  = 8
+	entryGainMax = 1 << 19
 )
+
+// byteWeight is what one packed byte of p counts toward the threshold, in
+// 16ths: 16, plus, for a program of at most entryGainMax list entries,
+// the gain of the entries an instance moves expressed in bytes (E entries
+// per instance of S packed bytes save about E/gainEntries ns, worth
+// gainBytes*E/(gainEntries*S) bytes per byte). Measured in one process,
+// compiled engine against native code on the DDTBench layouts
+// (TestTierAB; docs/interpose-bench.md, "Engine losses, second pass"):
+// lists of single floats and a few doubles save 0.1-1 ns per entry and
+// pack + unpack (SPECFEM3D_oc M pack 1.27-1.38x faster native, 25,602
+// entries, which compiled only after 4,669 calls of 100 KB, so MPI_Pack
+// benchmarks of a few thousand calls ran the compiled engine: 0.78x of
+// MPICH's speed; LAMMPS_full.send M 1.13-1.38x / 1.17-1.28x), lists of
+// longer blocks about nothing (SPECFEM3D_cm M 1.00x / 0.98x); 4 MB
+// messages of 131,083 to 349,158 entries gain on pack (LAMMPS_full.send
+// L 1.06-1.09x, LAMMPS_atomic L 1.09-1.12x, SPECFEM3D_cm L 1.02-1.03x)
+// and about nothing on unpack (since lists below the root unpack sorted:
+// gen.sortedList), but the 1,048,578 single floats of SPECFEM3D_oc L (an
+// 8 MB table) lose on both (0.92-0.97x), so programs of more entries
+// than entryGainMax keep the byte model. With 1 ns per 8 entries
+// SPECFEM3D_oc M compiles after about 340 calls and LAMMPS_full.send L
+// after about 240 (the compile cost model over the gains measured: about
+// 350 and 240 calls).
+func byteWeight(p *dame.Program) int64 {
+	e := listEntries(p.Root, map[*dame.Node]bool{}, 0)
+	s := p.Root.Size
+	if e == 0 || e > entryGainMax || s <= 0 {
+		return 16
+	}
+	return 16 + 16*gainBytes*e/(gainEntries*s)
+}
+
+// listEntries adds to n the list entries of the nodes under r, each
+// shared node once, stopping past entryGainMax.
+func listEntries(r *dame.Node, seen map[*dame.Node]bool, n int64) int64 {
+	if r == nil || seen[r] || n > entryGainMax {
+		return n
+	}
+	seen[r] = true
+	n += int64(len(r.Disps))
+	n = listEntries(r.Child, seen, n)
+	for _, c := range r.Children {
+		n = listEntries(c, seen, n)
+	}
+	return n
+}
+
+// callUses is what a call moving n packed bytes adds to the uses of an
+// engine whose bytes weigh w 16ths (saturating).
+func callUses(n, w int64) int64 {
+	if n > (math.MaxInt64/4)/w {
+		return math.MaxInt64 / 4
+	}
+	return callWeight + n*w/16
+}
 
 // afterEnv is DDT_JIT_AFTER, read once (-1 when unset or malformed).
 var afterEnv = func() int64 {
-	if s := os.Getenv("DDT_JIT_AFTER"); s != "" {
-		if n, ok := host.ParseSize(s); ok {
-			return n
-		}
+	return parseAfter(os.Getenv("DDT_JIT_AFTER"))
+}()
+
+// parseAfter reads a DDT_JIT_AFTER value: a size (host.ParseSize) or 0;
+// -1 when empty or malformed.
+func parseAfter(s string) int64 {
+	if s == "0" {
+		return 0
+	}
+	if n, ok := host.ParseSize(s); ok {
+		return n
 	}
 	return -1
-}()
+}
 
 // threshold is the uses (callWeight per call plus the bytes moved) after
 // which p is compiled.
@@ -125,8 +195,17 @@ func nodes(n *dame.Node, seen map[*dame.Node]bool, total *int) {
 // TieredCalls is the number of calls moving n packed bytes each after
 // which the tiered engine of p compiles.
 func TieredCalls(p *dame.Program, n int64) int64 {
-	t := threshold(p)
-	return max(1, (t+callWeight+n-1)/(callWeight+n))
+	t, u := threshold(p), callUses(n, weightOf(p))
+	return max(1, (t+u-1)/u)
+}
+
+// weightOf is byteWeight(p), or 16 when DDT_JIT_AFTER sets the threshold
+// (it counts plain bytes).
+func weightOf(p *dame.Program) int64 {
+	if afterEnv >= 0 {
+		return 16
+	}
+	return byteWeight(p)
 }
 
 // New returns the engine of p with fallback fb.
@@ -139,7 +218,7 @@ func New(p *dame.Program, fb Base, opts Options) *Engine {
 		e.state.Store(2)
 		return e
 	}
-	e.after = threshold(p)
+	e.after, e.w = threshold(p), weightOf(p)
 	if opts.Now {
 		e.compile()
 	}
@@ -166,7 +245,7 @@ func (e *Engine) tick(n int64) *Code {
 	if e.state.Load() != 0 {
 		return e.code.Load()
 	}
-	if e.uses.Add(callWeight+n) >= e.after {
+	if e.uses.Add(callUses(n, e.w)) >= e.after {
 		e.compile()
 		return e.code.Load()
 	}

@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -52,7 +53,8 @@ var pool = [...]reg{rbx, r8, r9, r10, r11, r12, r13, r15}
 type gen struct {
 	a        asm
 	pack     bool
-	vec      int  // widest vector move: 16, 32 or 64
+	vec      int  // widest vector move of the code being emitted: 16, 32 or 64
+	pvec     int  // the widest of pack code (setPack: unpack's may be narrower)
 	vex      bool // VEX encoding for 16- and 32-byte moves
 	vbmi     bool // VPERMB compaction of small nodes (with vec 64)
 	po       int64
@@ -60,6 +62,9 @@ type gen struct {
 	tableSet          // constant data placed after the code
 	refs     []ripRef // RIP-relative operands addressing the tables
 	shapes   map[*dame.Node]*shape
+	// sortedOf holds the table of each list unpacked in sorted order
+	// (sortedTable)
+	sortedOf map[*dame.Node]int
 	// costs caches cost of the lists (a program may share nodes: a
 	// DAG, whose expanded tree can be exponentially larger)
 	costs map[*dame.Node]int64
@@ -82,12 +87,29 @@ type gen struct {
 
 // The emitter methods of the amd64 generator.
 
-func (g *gen) pc() int           { return g.a.pc() }
-func (g *gen) failed() error     { return g.err }
-func (g *gen) setPack(pack bool) { g.pack = pack }
-func (g *gen) code() []byte      { return g.a.b }
-func (g *gen) lines() []line     { return g.a.txt }
-func (g *gen) addOff(off int64)  { g.a.lea(rdi, at(rdi, g.d32(off))) }
+func (g *gen) pc() int       { return g.a.pc() }
+func (g *gen) failed() error { return g.err }
+func (g *gen) setPack(pack bool) {
+	g.pack = pack
+	g.vec = g.pvec
+	if !pack {
+		g.vec = min(g.pvec, unpackVec)
+	}
+}
+
+// unpackVec caps the vector moves of unpack code (pack keeps the full
+// width). DDT_JIT_UNPACKVEC=16|32|64 sets it (for measurements).
+var unpackVec = func() int {
+	switch v := envInt("DDT_JIT_UNPACKVEC", 64); v {
+	case 16, 32:
+		return int(v)
+	}
+	return 64
+}()
+
+func (g *gen) code() []byte     { return g.a.b }
+func (g *gen) lines() []line    { return g.a.txt }
+func (g *gen) addOff(off int64) { g.a.lea(rdi, at(rdi, g.d32(off))) }
 func (g *gen) tableLens() []int {
 	n := make([]int, len(g.tables))
 	for i, t := range g.tables {
@@ -217,6 +239,10 @@ func (g *gen) block(mb reg, mo, L int64) {
 		g.free(r)
 		return
 	}
+	if !g.pack && g.vec == 64 && L > unpackNarrowMin && L <= unpackNarrowMax {
+		g.vec = 32
+		defer func() { g.vec = 64 }()
+	}
 	po := g.po
 	g.po += L
 	if !g.long(L) {
@@ -268,6 +294,23 @@ func (g *gen) block(mb reg, mo, L int64) {
 		g.move(w, at(mb, g.d32(mo+o)), at(rsi, g.d32(po+o)))
 	}
 }
+
+// Unpack copies blocks of more than unpackNarrowMin and at most
+// unpackNarrowMax bytes with 32-byte moves, not 64-byte ones. Measured in
+// one process, each width's samples interleaved (TestAB with
+// DDT_JIT_AB_WIDTHS=1, two runs; docs/interpose-bench.md, "Engine
+// losses, second pass"), unpack of strided rows with 32-byte moves
+// against 64-byte ones: rows of 408 bytes (L5b M, 51 doubles) 1.09-1.11x
+// as fast, 816 bytes 1.14x, 520 and 1000 bytes 1.01-1.06x, 1024 bytes
+// 1.01-1.03x; but 128-byte blocks (L8 M) 0.92-0.95x, rows of 2896 and
+// 4096 bytes 0.93-1.02x, 192 and 200 bytes 0.98-1.00x, so the band stops
+// there. Pack keeps 64-byte moves (no gain measured). With the library
+// preloaded, L5b M unpack on MPICH ran at 0.78-0.84x of MPICH's speed
+// with 64-byte moves and 0.95-1.05x with DDT_JIT_VEC=32.
+const (
+	unpackNarrowMin = 256
+	unpackNarrowMax = 1024
+)
 
 // prefetchLines emits, when a prefetch distance is set, one PREFETCHW
 // per 64-byte line of the step bytes from memory operand m on, g.pf bytes
@@ -594,6 +637,12 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 		g.fail("%s of %d blocks", n.Op, nb)
 		return
 	}
+	if !g.pack && !far(mo) {
+		if st := sortRule.UnpackOrder(n); st != nil {
+			g.sortedList(n, st, mb, mo)
+			return
+		}
+	}
 	g.flush()
 	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
 	g.a.lea(rt, rip)
@@ -609,6 +658,87 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 	g.tableBlocks(n, rt, rm, mb, mo, int64(nb)%u)
 	g.flush()
 	g.free(rt, rm, rc)
+}
+
+// sortRule is the displacement-sorting rule of unpack (a variable for
+// tests, which lower its bounds): the compiled engine's (dame.SortRule).
+var sortRule = dame.DefaultSortRule
+
+// sortedList emits the unpack of all blocks of the BlockIndex n, whose
+// sorted order st is (sortRule): a loop over a table of (displacement,
+// packed offset) pairs in ascending displacement, up to 8 blocks per
+// iteration, each block one load from RSI plus its packed offset (RDX)
+// and one store to mb+mo plus its displacement. The blocks are 4 or 8
+// bytes (sortRule.Lengths) and do not overlap (UnpackOrder), so the bytes
+// written are those of list order. Sorting is the compiled engine's rule
+// (internal/engine: its plans unpack such lists sorted, and Select keeps
+// a root list that fires on the compiled engine); the generated code
+// followed list order for lists below the root. Measured in one process
+// (TestTierAB, LAMMPS_full.send L: 65,536 random single doubles out of
+// 2 MB arrays below a struct): native unpack took 1.19 ms against the
+// compiled engine's 0.90 ms; writing each cache line once, in order,
+// instead of visiting it again and again, is the gain.
+func (g *gen) sortedList(n *dame.Node, st *dame.Sorted, mb reg, mo int64) {
+	g.flush()
+	L := n.Blocklen * n.Child.Size
+	nb := int64(len(n.Disps))
+	rt, rm, rc := g.alloc(), g.alloc(), g.alloc()
+	g.a.lea(rt, rip)
+	g.ref(g.sortedTable(n, st), 0)
+	blocks := func(k int64) {
+		for j := range k {
+			g.a.load(8, rm, at(rt, g.d32(16*j)))
+			g.a.load(8, rdx, at(rt, g.d32(16*j+8)))
+			g.a.load(int(L), rax, mem{base: rsi, index: rdx})
+			g.a.store(int(L), mem{base: mb, index: rm, disp: g.d32(mo)}, rax)
+		}
+	}
+	const u = 8
+	if nb >= u {
+		g.a.movImm(rc, g.d32(nb/u))
+		top := g.a.pc()
+		blocks(u)
+		g.a.addImm(rt, 16*u)
+		g.a.dec(rc)
+		g.a.jcc(condNE, top)
+	}
+	blocks(nb % u)
+	g.po += n.Size
+	g.free(rt, rm, rc)
+}
+
+// sortedEntry emits a function unpacking one whole instance of the
+// BlockIndex n, whose sorted order is st, at RDI from the packed bytes at
+// RSI (RCX is not read): the walk's call for a whole list above the units
+// (LAMMPS: lists of 512 KB packed below a struct), whose block entries
+// follow list order.
+func (g *gen) sortedEntry(n *dame.Node, st *dame.Sorted) int {
+	start := g.a.pc()
+	g.po = 0
+	g.sortedList(n, st, rdi, 0)
+	g.po = 0
+	g.ret()
+	return start
+}
+
+// sortedTable returns the table of the sorted order st of n: per block in
+// ascending displacement, its displacement and its packed offset, 8
+// bytes each (one per node).
+func (g *gen) sortedTable(n *dame.Node, st *dame.Sorted) int {
+	if i, ok := g.sortedOf[n]; ok {
+		return i
+	}
+	tb := make([]byte, 0, 16*len(st.Disps))
+	for i, d := range st.Disps {
+		tb = binary.LittleEndian.AppendUint64(tb, uint64(d))
+		tb = binary.LittleEndian.AppendUint64(tb, uint64(st.Packed[i]))
+	}
+	g.tables = append(g.tables, tb)
+	if g.sortedOf == nil {
+		g.sortedOf = map[*dame.Node]int{}
+	}
+	g.sortedOf[n] = len(g.tables) - 1
+	return len(g.tables) - 1
 }
 
 // listUnroll is how many blocks of the BlockIndex n one iteration of its
@@ -720,7 +850,7 @@ func (g *gen) ret() {
 	if g.ntUsed {
 		g.a.sfence()
 	}
-	if g.vec > 16 {
+	if g.pvec > 16 {
 		g.a.vzeroupper()
 	}
 	g.a.ret()

@@ -88,6 +88,7 @@ type nodeCode struct {
 	blk    [2]Entry // blocks: strided (table false) or listed (table true)
 	table  bool
 	index  bool  // blk moves blocks of an Index (see walker.index)
+	sorted Entry // unpack of one whole instance in displacement order (nil: none)
 	stride int64 // blocks, strided: memory stride
 	bsize  int64 // blocks: packed bytes per block
 	perI   int64 // instances per call
@@ -176,6 +177,7 @@ type progNode struct {
 	inst, blk [2]int // offsets, -1 for none
 	table     bool
 	index     bool // blk moves blocks of an Index (indexEntry)
+	sorted    int  // offset of the sorted unpack of one instance (sortedEntry), -1 for none
 	stride    int64
 	bsize     int64
 }
@@ -213,7 +215,7 @@ func generateArchNT(a arch, p *dame.Program, vec int, log, nt bool) (*program, e
 	if a == archARM64 {
 		pr.e = newA64gen(min(vec, 32), log)
 	} else {
-		g := &gen{vec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI(), nt: nt, pfw: hostPrefW()}
+		g := &gen{vec: vec, pvec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI(), nt: nt, pfw: hostPrefW()}
 		g.a.log = log
 		pr.e, pr.g = g, g
 	}
@@ -288,7 +290,7 @@ func (pr *program) plan(n *dame.Node, top bool) {
 		g.fail("blocks of %d bytes (plain copies)", n.Size)
 		return
 	}
-	pn := &progNode{inst: [2]int{-1, -1}, blk: [2]int{-1, -1}}
+	pn := &progNode{inst: [2]int{-1, -1}, blk: [2]int{-1, -1}, sorted: -1}
 	pr.nodes[n] = pn
 	pr.order = append(pr.order, n)
 	if n.Size <= unitMax {
@@ -347,6 +349,14 @@ func (pr *program) plan(n *dame.Node, top bool) {
 			g.setPack(d == 0)
 			if !pr.dry {
 				pn.blk[d] = g.tableEntry(n)
+			}
+		}
+		// whole instances unpack in displacement order where the sort
+		// rule fires (amd64: gen.sortedList)
+		if pr.g != nil && !pr.dry {
+			if st := sortRule.UnpackOrder(n); st != nil {
+				pr.g.setPack(false)
+				pn.sorted = pr.g.sortedEntry(n, st)
 			}
 		}
 		return
@@ -438,6 +448,9 @@ func compileVecNT(p *dame.Program, vec int, nt bool) (*Code, error) {
 			if pn.blk[d] >= 0 {
 				nc.blk[d] = makeEntry(base+uintptr(pn.blk[d]), c)
 			}
+		}
+		if pn.sorted >= 0 {
+			nc.sorted = makeEntry(base+uintptr(pn.sorted), c)
 		}
 		if nc.inst[0] != nil {
 			nc.perI = max(1, chunkBytes/n.Size)
@@ -593,6 +606,9 @@ func listingArch(a arch, p *dame.Program, vec int) (string, error) {
 				names[pn.blk[d]] = fmt.Sprintf("%s blocks of %s", dir, what)
 			}
 		}
+		if pn.sorted >= 0 {
+			names[pn.sorted] = fmt.Sprintf("unpack one instance of %s in displacement order", what)
+		}
 	}
 	for _, l := range pr.e.lines() {
 		if n, ok := names[l.off]; ok {
@@ -699,6 +715,11 @@ func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 	}
 	if nc.index {
 		w.index(n, nc, mo, pb, lo, hi)
+		return
+	}
+	if w.d == 1 && nc.sorted != nil && lo == pb && hi == pb+n.Size {
+		// a whole list, unpacked in displacement order in one call
+		w.c.call(nc.sorted, w.mem, mo, w.buf[pb-w.from:], 1, 0)
 		return
 	}
 	if nc.blk[0] != nil {

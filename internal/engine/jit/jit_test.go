@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -255,9 +256,18 @@ func TestShapes(t *testing.T) {
 		"farelems":    must(datatype.Vector(37, 1, 258, dbl)),                                 // 2064 bytes apart: scalar moves, not gathered
 		"farneg":      must(datatype.Vector(21, 1, -200, dbl)),                                // 1600 bytes apart, backwards
 		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                // loops over long rows, overlapping tails
+		"rows257":     must(datatype.Vector(7, 257, 300, ch)),                                 // unpack: 32-byte moves (unpackNarrowMin < 257)
+		"rows1025":    must(datatype.Vector(5, 1025, 1100, ch)),                               // unpack: 64-byte moves again
 		// table loops of 8 blocks per iteration and a remainder
 		"list1005": must(datatype.HIndexedBlock(1, bigDisps(r, 1005), datatype.Of(datatype.Float))),
 		"list2003": must(datatype.IndexedBlock(3, scaled(bigDisps(r, 2003), 3, 8), dbl)),
+		// lists below the root that unpack in sorted order (sortRule):
+		// 8- and 4-byte blocks, and a list of overlapping blocks (list
+		// order)
+		"sortedlists": must(datatype.Struct([]int64{1, 1, 1}, []int64{0, 100000, 200000}, []*datatype.Type{
+			must(datatype.HIndexedBlock(1, bigDisps(r, 5001), dbl)),
+			must(datatype.HIndexedBlock(1, bigDisps(r, 5003), datatype.Of(datatype.Float))),
+			must(datatype.HIndexedBlock(1, overlapping(bigDisps(r, 5007)), dbl))})),
 		// instances above the unit size: the Go side walks the blocks
 		"bigstruct": must(datatype.Struct([]int64{1, 1}, []int64{0, 300000},
 			[]*datatype.Type{must(datatype.Contiguous(70001, i32)), must(datatype.Vector(70000, 1, 3, i32))})),
@@ -316,6 +326,13 @@ func scaled(d []int64, m, q int64) []int64 {
 	for i := range d {
 		d[i] = d[i] * m / q
 	}
+	return d
+}
+
+// overlapping makes the blocks of 8 bytes at d overlap: the first one
+// moved 4 bytes onto the second.
+func overlapping(d []int64) []int64 {
+	d[0] = d[1] + 4
 	return d
 }
 
@@ -628,6 +645,37 @@ func TestThreshold(t *testing.T) {
 	if c := TieredCalls(ps, 1<<20); c < 2 || c > 20 {
 		t.Errorf("1 MB messages compile after %d calls", c)
 	}
+	// lists of short blocks: their entries count (byteWeight); SPECFEM3D_oc
+	// M, 25,600 single floats out of 409,600, compiled after 4,669 calls
+	fs := make([]int64, 25600)
+	for i, p := range rand.New(rand.NewPCG(3, 4)).Perm(409600)[:len(fs)] {
+		fs[i] = int64(p) * 4
+	}
+	oc, _ := datatype.HIndexedBlock(1, fs, datatype.Of(datatype.Float))
+	if c := TieredCalls(opt.Compile(oc), 102400); c < 200 || c > 500 {
+		t.Errorf("a list of 25,600 floats compiles after %d calls", c)
+	}
+	// more entries than entryGainMax: bytes only, as before
+	fl := make([]int64, entryGainMax+1)
+	for i, p := range rand.New(rand.NewPCG(5, 6)).Perm(2 * len(fl))[:len(fl)] {
+		fl[i] = int64(p) * 8
+	}
+	big, _ := datatype.HIndexedBlock(1, fl, datatype.Of(datatype.Float))
+	pb := opt.Compile(big)
+	if n := listEntries(pb.Root, map[*dame.Node]bool{}, 0); n <= entryGainMax {
+		t.Fatalf("the long list has %d entries", n)
+	}
+	if w := byteWeight(pb); w != 16 {
+		t.Errorf("byteWeight of %d entries = %d, want 16", len(fl), w)
+	}
+	if w := byteWeight(ps); w != 16 {
+		t.Errorf("byteWeight of a vector = %d, want 16", w)
+	}
+	for s, want := range map[string]int64{"0": 0, "1": 1, "4K": 4096, "": -1, "x": -1, "-3": -1} {
+		if got := parseAfter(s); got != want {
+			t.Errorf("parseAfter(%q) = %d, want %d", s, got, want)
+		}
+	}
 	defer func(a int64) { afterEnv = a }(afterEnv)
 	afterEnv = 0
 	if c := TieredCalls(pl, 8); c != 1 {
@@ -700,6 +748,110 @@ func TestMoveWidths(t *testing.T) {
 		}
 		if n := count(farNeg, vec, gathered); n != 0 {
 			t.Errorf("vec %d: elements %d bytes apart backwards gathered (%d gathering loads)", vec, gatherMaxStride, n)
+		}
+	}
+}
+
+// TestSortedUnpack checks that unpack of lists below the root follows
+// the sort rule (sortedList: a table of displacement and packed offset
+// pairs) where it fires, list order where it does not (pack, blocks that
+// overlap, blocks longer than 8 bytes), and that the code moves the
+// reference engine's bytes (TestShapes' "sortedlists" checks the pieces
+// and guard pages).
+func TestSortedUnpack(t *testing.T) {
+	if !supported {
+		t.Skip("no code generation on this platform")
+	}
+	dbl := datatype.Of(datatype.Double)
+	must := func(ty *datatype.Type, err error) *datatype.Type {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ty
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	in := func(l *datatype.Type) *datatype.Type {
+		return must(datatype.Struct([]int64{1, 1}, []int64{0, 1 << 20}, []*datatype.Type{l, dbl}))
+	}
+	cases := []struct {
+		name string
+		ty   *datatype.Type
+		want bool
+	}{
+		{"doubles", in(must(datatype.HIndexedBlock(1, bigDisps(r, 9005), dbl))), true},
+		{"floats", in(must(datatype.HIndexedBlock(1, bigDisps(r, 9003), datatype.Of(datatype.Float)))), true},
+		{"overlap", in(must(datatype.HIndexedBlock(1, overlapping(bigDisps(r, 9000)), dbl))), false},
+		{"blocks of 3 doubles", in(must(datatype.IndexedBlock(3, scaled(bigDisps(r, 9000), 3, 8), dbl))), false},
+		{"in order", in(must(datatype.HIndexedBlock(1, slices.Sorted(slices.Values(bigDisps(r, 9000))), dbl))), false},
+		// above the units (320 KB packed): the walk calls the sorted entry
+		// for the whole list, the block entries for pieces
+		{"above units", in(must(datatype.HIndexedBlock(1, bigDisps(r, 40003), dbl))), true},
+		{"root above units", must(datatype.HIndexedBlock(1, bigDisps(r, 40001), dbl)), true},
+	}
+	for _, c := range cases {
+		p := opt.Compile(c.ty)
+		pr, err := generateArch(archAMD64, p, 64, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(pr.g.sortedOf) > 0; got != c.want {
+			t.Errorf("%s: sorted unpack %v, want %v", c.name, got, c.want)
+		}
+		entry := false
+		for _, pn := range pr.nodes {
+			entry = entry || pn.sorted >= 0
+		}
+		if above := strings.Contains(c.name, "above"); entry != above {
+			t.Errorf("%s: sorted entry %v, want %v", c.name, entry, above)
+		}
+		code, err := compileVec(p, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, count := range []int64{1, 3} {
+			size, _ := c.ty.PackSize(count)
+			check(t, r, c.ty, p, code, count, cutsFor(size, r))
+		}
+	}
+}
+
+// TestUnpackNarrow checks the unpack width rule: blocks of more than
+// unpackNarrowMin and at most unpackNarrowMax bytes unpack with 32-byte
+// moves at vector width 64 (pack keeps 64-byte ones), blocks outside the
+// band with 64-byte moves.
+func TestUnpackNarrow(t *testing.T) {
+	ch := datatype.Of(datatype.Char)
+	zmm := func(L int64) (pack, unpack int) {
+		ty, err := datatype.Vector(9, L, L+40, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := listingArch(archAMD64, opt.Compile(ty), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := &pack
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, "unpack ") {
+				n = &unpack
+			}
+			if strings.Contains(l, "zmm") {
+				*n++
+			}
+		}
+		return pack, unpack
+	}
+	for _, c := range []struct {
+		L      int64
+		narrow bool
+	}{{128, false}, {256, false}, {257, true}, {408, true}, {816, true}, {1024, true}, {1025, false}, {2896, false}} {
+		p, u := zmm(c.L)
+		if p == 0 {
+			t.Errorf("rows of %d bytes: pack has no 64-byte moves", c.L)
+		}
+		if (u == 0) != c.narrow {
+			t.Errorf("rows of %d bytes: unpack has %d 64-byte moves (narrow: %v)", c.L, u, c.narrow)
 		}
 	}
 }

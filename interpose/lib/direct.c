@@ -14,6 +14,7 @@
 #include "_cgo_export.h"
 #include <limits.h>
 #include <stdlib.h>
+#include <time.h>
 
 // DIRECT_RUN is the default of DDT_MPI_DIRECT: a type whose runs average
 // at least this many bytes is moved directly (0: never).
@@ -109,19 +110,114 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 	return ok;
 }
 
-int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype *dt) {
+// ---- the MPI library's own engine (DDT_MPI_OWN) ------------------------------
+//
+// Staging pays for two extra copies (the staging buffer on each side) and
+// serializes what MPI's own engine overlaps: Open MPI's ob1 packs a
+// message of a derived type straight into its shared-memory fragments
+// while the receiver unpacks the fragments before it, so a staged message
+// wins only where ddt packs much faster than the MPI library's engine.
+// A type that is not direct is therefore timed once, on its third large
+// message (DDT_MPI_DIRECT_MIN bytes or more; DDT_MPI_OWN_WAIT) or the
+// first after ddt has generated its native code: ddt's pack and the MPI library's PMPI_Pack of
+// that message into a scratch buffer, best of OWN_REPS each (reading the
+// user's buffer only: a receive's buffer is read, never written). If MPI
+// took less than DDT_MPI_OWN times ddt's time, the type's large messages
+// go to MPI as the user's own type from then on (dstate 2), else they
+// stay staged (-1). On one machine the bytes on the wire are the packed
+// stream either way, so each side decides for itself, as for direct types.
+// The default ratio is 2 on Open MPI (measured: docs/interpose-bench.md,
+// "Ping-pong, second pass") and 0, never, on MPICH, whose MPI_Pack does
+// not predict its point-to-point engine (SPECFEM3D_oc: MPI_Pack as fast as
+// ddt's, the ping-pong 4x slower than staged).
+#ifdef OMPI_MAJOR_VERSION
+#define OWN_RATIO 2.0
+#else
+#define OWN_RATIO 0.0
+#endif
+#define OWN_WAIT 3
+#define OWN_REPS 2
+
+static double own_ratio = -1;
+static int64_t own_wait = -1;
+
+static double own(void) {
+	double v = own_ratio;
+	if (v >= 0) return v;
+	const char *e = getenv("DDT_MPI_OWN");
+	v = OWN_RATIO;
+	if (e && *e) {
+		char *end;
+		double x = strtod(e, &end);
+		if (!*end && x >= 0 && x < 1e9) v = x;
+	}
+	return own_ratio = v;
+}
+
+static double now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// own_faster times ddt's pack of count instances of ti at buf (n bytes)
+// against the MPI library's PMPI_Pack of them as t, and reports whether
+// MPI took less than own() times ddt's time.
+static int own_faster(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, int64_t count) {
+	if (n > INT_MAX || count > INT_MAX) return 0;
+	char *tmp = ddt_buf_get(n);
+	if (!tmp) return 0;
+	double td = 1e30, tm = 1e30;
+	int ok = 1;
+	for (int r = 0; r < OWN_REPS && ok; r++) {
+		double t0 = now();
+		ok = ddt_pack(ti, buf, count, tmp, n) == n;
+		double t1 = now();
+		int pos = 0;
+		ok = ok && PMPI_Pack(buf, (int)count, t, tmp, (int)n, &pos, MPI_COMM_SELF) == MPI_SUCCESS && pos == n;
+		double t2 = now();
+		if (t1 - t0 < td) td = t1 - t0;
+		if (t2 - t1 < tm) tm = t2 - t1;
+	}
+	ddt_buf_put(tmp, n);
+	return ok && tm < own() * td;
+}
+
+int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, int64_t count, MPI_Datatype *dt) {
 	if (n < direct_min()) return 0;
-	if (ti->dstate == 1) {
+	int32_t st = ti->dstate;
+	if (st == 1) {
 		*dt = ti->dtype;
 		return 1;
 	}
-	if (ti->dstate < 0 || ti->key == 0) return 0;
-	MPI_Datatype t = MPI_DATATYPE_NULL;
-	int ok = build(ti, &t);
-	MPI_Datatype mine = t;
-	int32_t st = ddt_tset_direct(ti->key, ok ? 1 : -1, &t);
-	if (ok && (st != 1 || t != mine)) PMPI_Type_free(&mine); // another thread was first
-	if (st != 1) return 0;
-	*dt = t;
-	return 1;
+	if (st == 2) {
+		DDT_COUNT(own, 1);
+		*dt = t;
+		return 1;
+	}
+	if (st == -1 || ti->key == 0) return 0;
+	MPI_Datatype d = MPI_DATATYPE_NULL;
+	if (st == 0) {
+		int ok = build(ti, &d);
+		MPI_Datatype mine = d;
+		st = ddt_tset_direct(ti->key, 0, ok ? 1 : own() > 0 ? -2 : -1, &d);
+		if (ok && (st != 1 || d != mine)) PMPI_Type_free(&mine); // another thread was first
+		if (st == 1) {
+			*dt = d;
+			return 1;
+		}
+		if (st != -2) return 0;
+	}
+	if (st == -2) {
+		// wait for ddt's native code (or a few messages) before timing it
+		if (own_wait < 0) own_wait = envsize("DDT_MPI_OWN_WAIT", OWN_WAIT);
+		if (!ti->nat.pack && ddt_tseen(ti->key) < own_wait) return 0;
+		st = ddt_tset_direct(ti->key, -2, own_faster(ti, n, t, buf, count) ? 2 : -1, &d);
+		if (st == 2) {
+			DDT_COUNT(own, 1);
+			*dt = t;
+			return 1;
+		}
+	}
+	return 0;
 }

@@ -366,7 +366,7 @@ func TestOwn(t *testing.T) {
 						t.Fatalf("%s without the library: %v\n%s%s", p, plain.err, plain.stdout, plain.stderr)
 					}
 					for _, dir := range []string{"128", "0"} {
-						env := []string{"DDT_MPI_STATS=1", "DDT_MPI_OWN=1000000", "DDT_MPI_OWN_WAIT=0", "DDT_MPI_DIRECT_MIN=0", "DDT_MPI_DIRECT=" + dir}
+						env := []string{"DDT_MPI_STATS=1", "DDT_MPI_OWN=1000000", "DDT_MPI_OWN_IRREGULAR=1000000", "DDT_MPI_OWN_WAIT=0", "DDT_MPI_DIRECT_MIN=0", "DDT_MPI_DIRECT=" + dir}
 						r := run(t, m, np, b.lib, env, prog)
 						if r.err != nil || sorted(r.stdout) != sorted(plain.stdout) {
 							t.Errorf("%s -np %d, %v: %v\n%s%s\nwithout the library:\n%s", p, np, env, r.err, r.stdout, r.stderr, plain.stdout)

@@ -113,45 +113,63 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 // ---- the MPI library's own engine (DDT_MPI_OWN) ------------------------------
 //
 // Staging pays for two extra copies (the staging buffer on each side) and
-// serializes what MPI's own engine overlaps: Open MPI's ob1 packs a
-// message of a derived type straight into its shared-memory fragments
-// while the receiver unpacks the fragments before it, so a staged message
-// wins only where ddt packs much faster than the MPI library's engine.
-// A type that is not direct is therefore timed once, on its third large
-// message (DDT_MPI_DIRECT_MIN bytes or more; DDT_MPI_OWN_WAIT) or the
-// first after ddt has generated its native code: ddt's pack and the MPI library's PMPI_Pack of
-// that message into a scratch buffer, best of OWN_REPS each (reading the
-// user's buffer only: a receive's buffer is read, never written). If MPI
-// took less than DDT_MPI_OWN times ddt's time, the type's large messages
-// go to MPI as the user's own type from then on (dstate 2), else they
-// stay staged (-1). On one machine the bytes on the wire are the packed
-// stream either way, so each side decides for itself, as for direct types.
-// The default ratio is 2 on Open MPI (measured: docs/interpose-bench.md,
-// "Ping-pong, second pass") and 0, never, on MPICH, whose MPI_Pack does
-// not predict its point-to-point engine (SPECFEM3D_oc: MPI_Pack as fast as
-// ddt's, the ping-pong 4x slower than staged).
+// serializes what the MPI library's engine overlaps: Open MPI's ob1 packs
+// a message of a derived type straight into its shared-memory fragments
+// while the receiver unpacks the fragments before, and MPICH over UCX
+// packs and unpacks each fragment through its engine's callbacks. A
+// staged message therefore wins only where ddt packs clearly faster than
+// the MPI library's engine. A type that is not direct is timed once, on
+// its third large message (DDT_MPI_DIRECT_MIN bytes or more;
+// DDT_MPI_OWN_WAIT) or the first after ddt has generated its native code:
+// ddt's pack and the MPI library's PMPI_Pack of that message into a
+// scratch buffer, best of OWN_REPS each (reading the user's buffer only:
+// a receive's buffer is read, never written). If MPI took less than R
+// times ddt's time, the type's large messages go to MPI as the user's own
+// type from then on (dstate 2), else they stay staged (-1). On one
+// machine the bytes on the wire are the packed stream either way, so each
+// side decides for itself, as for direct types.
+//
+// R is DDT_MPI_OWN for types whose runs follow a few patterns (ddt's
+// ddtgoRegular: vectors, subarrays) and DDT_MPI_OWN_IRREGULAR for the
+// others. MPI_Pack predicts the point-to-point engine only so far: on
+// irregular indexed types MPICH's point-to-point engine was 4-6x slower
+// than staging where its MPI_Pack was as fast as ddt's (SPECFEM3D_oc M,
+// LAMMPS_full.send L: it walks the type's description again for every
+// fragment), and Open MPI's 3x slower where its MPI_Pack was 2.1x slower
+// (SPECFEM3D_cm L). Defaults, from the ping-pong (docs/interpose-bench.md,
+// "Ping-pong, second pass"): Open MPI 2 and 1.6, MPICH 1.2 and 0 (never).
 #ifdef OMPI_MAJOR_VERSION
 #define OWN_RATIO 2.0
+#define OWN_IRREGULAR 1.6
 #else
-#define OWN_RATIO 0.0
+#define OWN_RATIO 1.2
+#define OWN_IRREGULAR 0.0
 #endif
 #define OWN_WAIT 3
 #define OWN_REPS 2
+// OWN_PATTERNS bounds the patterns of a regular type (ddtgoRegular).
+#define OWN_PATTERNS 8
 
-static double own_ratio = -1;
+static double own_ratio = -1, own_irregular = -1;
 static int64_t own_wait = -1;
 
-static double own(void) {
-	double v = own_ratio;
-	if (v >= 0) return v;
-	const char *e = getenv("DDT_MPI_OWN");
-	v = OWN_RATIO;
+static double envratio(const char *name, double def) {
+	const char *e = getenv(name);
 	if (e && *e) {
 		char *end;
 		double x = strtod(e, &end);
-		if (!*end && x >= 0 && x < 1e9) v = x;
+		if (!*end && x >= 0 && x < 1e9) return x;
 	}
-	return own_ratio = v;
+	return def;
+}
+
+// own reports whether any type may be left to the MPI library's engine.
+static int own(void) {
+	if (own_ratio < 0) {
+		own_irregular = envratio("DDT_MPI_OWN_IRREGULAR", OWN_IRREGULAR);
+		own_ratio = envratio("DDT_MPI_OWN", OWN_RATIO);
+	}
+	return own_ratio > 0 || own_irregular > 0;
 }
 
 static double now(void) {
@@ -162,7 +180,7 @@ static double now(void) {
 
 // own_faster times ddt's pack of count instances of ti at buf (n bytes)
 // against the MPI library's PMPI_Pack of them as t, and reports whether
-// MPI took less than own() times ddt's time.
+// MPI took less than R times ddt's time (above).
 static int own_faster(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, int64_t count) {
 	if (n > INT_MAX || count > INT_MAX) return 0;
 	char *tmp = ddt_buf_get(n);
@@ -180,7 +198,9 @@ static int own_faster(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void
 		if (t2 - t1 < tm) tm = t2 - t1;
 	}
 	ddt_buf_put(tmp, n);
-	return ok && tm < own() * td;
+	if (!ok) return 0;
+	double r = ddtgoRegular(ti->pin, OWN_PATTERNS) ? own_ratio : own_irregular;
+	return tm < r * td;
 }
 
 int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, int64_t count, MPI_Datatype *dt) {

@@ -47,3 +47,42 @@ func ddtgoRuns(pin C.int32_t, room C.int64_t, lens, offs *C.int64_t, elem *C.int
 	}
 	return C.int64_t(k)
 }
+
+// ddtgoRegular reports whether the runs of one instance of the served type
+// of pin (as for ddtgoRuns) follow at most limit patterns: pairs of a run's
+// length and its distance from the previous run. Vectors, subarrays and
+// nested vectors have a few such pairs, indexed types with blocks at
+// irregular offsets as many as runs. It stops at the (limit+1)th pair, so
+// its work is bounded by the type's runs. It returns 0 when there are more
+// (or on any failure), else 1.
+//
+//export ddtgoRegular
+func ddtgoRegular(pin C.int32_t, limit C.int64_t) (ok C.int) {
+	defer func() {
+		if recover() != nil {
+			ok = 0
+		}
+	}()
+	e := slots.get(int32(pin))
+	if e == nil || limit <= 0 {
+		return 0
+	}
+	type pat struct{ l, d int64 }
+	seen := make(map[pat]bool)
+	prev := int64(0)
+	first := true
+	for off, l := range e.c.Segments(1, 0) {
+		p := pat{l, 0}
+		if !first {
+			p.d = off - prev
+		}
+		first, prev = false, off
+		if !seen[p] {
+			if int64(len(seen)) == int64(limit) {
+				return 0
+			}
+			seen[p] = true
+		}
+	}
+	return 1
+}

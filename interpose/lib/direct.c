@@ -123,7 +123,9 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 // DDT_MPI_OWN_WAIT) or the first after ddt has generated its native code:
 // ddt's pack and the MPI library's PMPI_Pack of that message into a
 // scratch buffer, best of OWN_REPS each (reading the user's buffer only:
-// a receive's buffer is read, never written). If MPI took less than R
+// a receive's buffer is read, never written). Types of more than one
+// basic type, or of basic elements that do not divide the trailer of a
+// pipelined message's packet 0, stay staged (own_faster). If MPI took less than R
 // times ddt's time, the type's large messages go to MPI as the user's own
 // type from then on (dstate 2), else they stay staged (-1). On one
 // machine the bytes on the wire are the packed stream either way, so each
@@ -131,13 +133,17 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 //
 // R is DDT_MPI_OWN for types whose runs follow a few patterns (ddt's
 // ddtgoRegular: vectors, subarrays) and DDT_MPI_OWN_IRREGULAR for the
-// others. MPI_Pack predicts the point-to-point engine only so far: on
-// irregular indexed types MPICH's point-to-point engine was 4-6x slower
-// than staging where its MPI_Pack was as fast as ddt's (SPECFEM3D_oc M,
-// LAMMPS_full.send L: it walks the type's description again for every
-// fragment), and Open MPI's 3x slower where its MPI_Pack was 2.1x slower
-// (SPECFEM3D_cm L). Defaults, from the ping-pong (docs/interpose-bench.md,
-// "Ping-pong, second pass"): Open MPI 2 and 1.6, MPICH 1.2 and 0 (never).
+// others whose runs average OWN_IRREGULAR_RUN bytes or more (shorter ones
+// always stay staged). MPI_Pack predicts the point-to-point engine only so
+// far: on irregular indexed types MPICH's point-to-point engine was 4-6x
+// slower than staging where its MPI_Pack was as fast as ddt's
+// (SPECFEM3D_oc M, LAMMPS_full.send L), and Open MPI's 3x slower on
+// SPECFEM3D_cm L (runs of 12 bytes) where its MPI_Pack took 1.6-3.7x
+// ddt's time. Messages that the library pipelines (pipe.c) stay staged:
+// the packets overlap ddt's packing with the transfer (L2 M on Open MPI:
+// 1.3x faster staged with MPI_Pack as fast as ddt's). Defaults, from the
+// ping-pong (docs/interpose-bench.md, "Ping-pong, second pass"): Open MPI
+// 2 and 1.6, MPICH 1.2 and 0 (never).
 #ifdef OMPI_MAJOR_VERSION
 #define OWN_RATIO 2.0
 #define OWN_IRREGULAR 1.6
@@ -147,8 +153,11 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 #endif
 #define OWN_WAIT 3
 #define OWN_REPS 2
-// OWN_PATTERNS bounds the patterns of a regular type (ddtgoRegular).
+// OWN_PATTERNS bounds the patterns of a regular type (ddtgoRegular);
+// irregular types of shorter runs than OWN_IRREGULAR_RUN bytes on average
+// are always staged.
 #define OWN_PATTERNS 8
+#define OWN_IRREGULAR_RUN 32
 
 static double own_ratio = -1, own_irregular = -1;
 static int64_t own_wait = -1;
@@ -199,8 +208,15 @@ static int own_faster(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void
 	}
 	ddt_buf_put(tmp, n);
 	if (!ok) return 0;
-	double r = ddtgoRegular(ti->pin, OWN_PATTERNS) ? own_ratio : own_irregular;
-	return tm < r * td;
+	int64_t runs = 0, elem = 0;
+	int regular = ddtgoRegular(ti->pin, OWN_PATTERNS, &runs, &elem);
+	// a receive as the user's type may get packet 0 of a pipelined
+	// message (PL_L0 bytes), whose trailer dir_recvd gathers from the
+	// user's memory: its bytes must end at element boundaries (MPICH
+	// fails a message that ends inside an element with MPI_ERR_TRUNCATE)
+	if (elem <= 0 || PL_D0 % elem || PL_TRAILER % elem) return 0;
+	if (!regular && (runs <= 0 || ti->size / runs < OWN_IRREGULAR_RUN)) return 0;
+	return tm < (regular ? own_ratio : own_irregular) * td;
 }
 
 int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, int64_t count, MPI_Datatype *dt) {
@@ -210,12 +226,13 @@ int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, 
 		*dt = ti->dtype;
 		return 1;
 	}
+	if (st == -1 || ti->key == 0) return 0;
+	if ((st == 2 || st == -2) && pl_would(ti, n)) return 0; // pipelined: staged
 	if (st == 2) {
 		DDT_COUNT(own, 1);
 		*dt = t;
 		return 1;
 	}
-	if (st == -1 || ti->key == 0) return 0;
 	MPI_Datatype d = MPI_DATATYPE_NULL;
 	if (st == 0) {
 		int ok = build(ti, &d);
@@ -226,7 +243,7 @@ int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, 
 			*dt = d;
 			return 1;
 		}
-		if (st != -2) return 0;
+		if (st != -2 || pl_would(ti, n)) return 0;
 	}
 	if (st == -2) {
 		// wait for ddt's native code (or a few messages) before timing it

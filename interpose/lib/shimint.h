@@ -150,6 +150,7 @@ void *pl_rbuf(const pl_sink *s, void *buf);
 int64_t pl_rcount(const pl_sink *s, int64_t count);
 MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t);
 int pl_candidate(int64_t cap);
+int pl_would(const ddt_tinfo *ti, int64_t n);
 void pl_rstage(pl_sink *s);
 void pl_rposted(pl_sink *s);
 int pl_packet0(const char *mem, int64_t got);

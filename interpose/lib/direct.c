@@ -143,10 +143,11 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 // the packets overlap ddt's packing with the transfer (L2 M on Open MPI:
 // 1.3x faster staged with MPI_Pack as fast as ddt's). Defaults, from the
 // ping-pong (docs/interpose-bench.md, "Ping-pong, second pass"): Open MPI
-// 2 and 1.6, MPICH 1.2 and 0 (never).
+// 2 and 2 (irregular types of runs of 32 bytes or more), MPICH 1.2 and 0
+// (never).
 #ifdef OMPI_MAJOR_VERSION
 #define OWN_RATIO 2.0
-#define OWN_IRREGULAR 1.6
+#define OWN_IRREGULAR 2.0
 #else
 #define OWN_RATIO 1.2
 #define OWN_IRREGULAR 0.0

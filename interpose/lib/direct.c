@@ -143,13 +143,16 @@ static int build(const ddt_tinfo *ti, MPI_Datatype *dt) {
 // the packets overlap ddt's packing with the transfer (L2 M on Open MPI:
 // 1.3x faster staged with MPI_Pack as fast as ddt's). Defaults, from the
 // ping-pong (docs/interpose-bench.md, "Ping-pong, second pass"): Open MPI
-// 2 and 2 (irregular types of runs of 32 bytes or more), MPICH 1.2 and 0
-// (never).
+// 2 and 2 (irregular types of runs of 32 bytes or more); on MPICH 0, never:
+// its point-to-point engine (over UCX, a pack callback per fragment that
+// seeks into the type) was 1.5x faster than staging on NAS_MG_x M, but
+// 3-5x slower on L1 M (a vector of 131072 doubles) with MPI_Pack as fast
+// as ddt's; MPI_Pack does not predict it.
 #ifdef OMPI_MAJOR_VERSION
 #define OWN_RATIO 2.0
 #define OWN_IRREGULAR 2.0
 #else
-#define OWN_RATIO 1.2
+#define OWN_RATIO 0.0
 #define OWN_IRREGULAR 0.0
 #endif
 #define OWN_WAIT 3

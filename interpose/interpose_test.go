@@ -196,7 +196,7 @@ func TestPrograms(t *testing.T) {
 						// ddt stages what it does not send directly
 						// (TestOwn runs the programs with the MPI
 						// library's own engine instead)
-						env := []string{"DDT_MPI_STATS=1", "DDT_MPI_OWN=0"}
+						env := []string{"DDT_MPI_STATS=1", "DDT_MPI_OWN=0", "DDT_MPI_OWN_IRREGULAR=0"}
 						if p == "direct" || p == "isendrecv" {
 							env = append(env, "DDT_MPI_DIRECT_MIN=0") // their messages are small
 						}

@@ -604,18 +604,18 @@ static int ideliver(held *h, void *buf, int64_t count, MPI_Datatype datatype, MP
 
 #define SENDLIKE(NAME, MODE)                                                                            \
 	int MPI_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { \
-		ddt_tinfo ti;                                                                                   \
+		const ddt_tinfo *tp;                                                                                   \
 		int64_t n;                                                                                      \
 		void *tmp;                                                                                      \
-		if (ddt_staged(datatype, count, &ti, &n)) {                                                     \
+		if ((tp = ddt_staged_ref(datatype, count, &n))) {                                                     \
 			int rc;                                                                                     \
 			MPI_Datatype dt;                                                                            \
-			if (ddt_direct(&ti, n, &dt)) {                                                                 \
+			if (ddt_direct(tp, n, datatype, buf, count, &dt)) {                                                                 \
 				DDT_COUNT(direct, 1);                                                                   \
 				return PMPI_##NAME(buf, count, dt, dest, tag, comm);                                    \
 			}                                                                                           \
-			if (MODE && pl_send(MODE, &ti, buf, count, n, dest, tag, comm, NULL, NULL, &rc)) return rc; \
-			if (small(n) && (tmp = packed(&ti, buf, count, n))) {                                       \
+			if (MODE && pl_send(MODE, tp, buf, count, n, dest, tag, comm, NULL, NULL, &rc)) return rc; \
+			if (small(n) && (tmp = packed(tp, buf, count, n))) {                                       \
 				rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, dest, tag, comm);                               \
 				ddt_buf_put(tmp, n);                                                                    \
 				return rc;                                                                              \
@@ -649,20 +649,20 @@ static int isend_pl(int mode, const ddt_tinfo *ti, const void *buf, int64_t coun
 #define ISENDLIKE(NAME, MODE)                                                                              \
 	int MPI_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,     \
 		MPI_Request *request) {                                                                            \
-		ddt_tinfo ti;                                                                                      \
+		const ddt_tinfo *tp;                                                                                      \
 		int64_t n;                                                                                         \
 		void *tmp;                                                                                         \
 		reap(0);                                                                                           \
-		if (request && ddt_staged(datatype, count, &ti, &n)) {                                             \
+		if (request && (tp = ddt_staged_ref(datatype, count, &n))) {                                             \
 			int rc;                                                                                        \
 			MPI_Datatype dt;                                                                               \
-			if (ddt_direct(&ti, n, &dt)) {                                                                    \
+			if (ddt_direct(tp, n, datatype, buf, count, &dt)) {                                                                    \
 				DDT_COUNT(direct, 1);                                                                      \
 				return PMPI_##NAME(buf, count, dt, dest, tag, comm, request);                              \
 			}                                                                                              \
-			if (isend_pl(MODE, &ti, buf, count, n, dest, tag, comm, request, &rc)) return rc;              \
-			if (small(n) && (tmp = packed(&ti, buf, count, n))) {                                          \
-				pend *p = pnew(0, 0, &ti, tmp, n, buf, count);                                             \
+			if (isend_pl(MODE, tp, buf, count, n, dest, tag, comm, request, &rc)) return rc;              \
+			if (small(n) && (tmp = packed(tp, buf, count, n))) {                                          \
+				pend *p = pnew(0, 0, tp, tmp, n, buf, count);                                             \
 				if (p) {                                                                                   \
 					rc = PMPI_##NAME(tmp, (int)n, MPI_BYTE, dest, tag, comm, request);                     \
 					if (rc == MPI_SUCCESS) preg(*request, p);                                              \
@@ -784,7 +784,7 @@ static int irecv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source
 		if (ddt_staged(datatype, count, &ti, &n)) {                                                         \
 			int rc;                                                                                         \
 			MPI_Datatype dt;                                                                                \
-			if (ddt_direct(&ti, n, &dt)) {                                                                     \
+			if (ddt_direct(&ti, n, datatype, buf, count, &dt)) {                                                                     \
 				DDT_COUNT(direct, 1);                                                                       \
 				return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm);                                    \
 			}                                                                                               \
@@ -812,7 +812,7 @@ SENDLIKE_C(Bsend, 0)
 		if (request && ddt_staged(datatype, count, &ti, &n)) {                                              \
 			int rc;                                                                                         \
 			MPI_Datatype dt;                                                                                \
-			if (ddt_direct(&ti, n, &dt)) {                                                                     \
+			if (ddt_direct(&ti, n, datatype, buf, count, &dt)) {                                                                     \
 				DDT_COUNT(direct, 1);                                                                       \
 				return PMPI_##NAME##_c(buf, count, dt, dest, tag, comm, request);                           \
 			}                                                                                               \
@@ -844,7 +844,7 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
 	int staged = ddt_staged(datatype, count, &ti, &n);
-	if (staged && ddt_direct(&ti, n, &dt))
+	if (staged && ddt_direct(&ti, n, datatype, buf, count, &dt))
 		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 1);
 	if (staged && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
@@ -877,7 +877,7 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, i
 	MPI_Datatype dt;
 	int drc;
 	int staged = ddt_staged(datatype, count, &ti, &n);
-	if (request && staged && ddt_direct(&ti, n, &dt) &&
+	if (request && staged && ddt_direct(&ti, n, datatype, buf, count, &dt) &&
 		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 1, &drc))
 		return drc;
 	if (request && staged && (tmp = ddt_buf_get(n))) {
@@ -916,18 +916,18 @@ int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI
 #endif
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) {
-	ddt_tinfo ti;
+	const ddt_tinfo *tp;
 	int64_t n;
 	void *tmp;
 	held *h;
 	MPI_Datatype dt;
 	if (pl_holding() && (h = pl_take(comm, source, tag, 1))) return deliver(h, buf, count, datatype, comm, status);
-	int staged = ddt_staged(datatype, count, &ti, &n);
-	if (staged && ddt_direct(&ti, n, &dt))
-		return recv_dir(&ti, n, buf, count, dt, source, tag, comm, status, 0);
+	int staged = (tp = ddt_staged_ref(datatype, count, &n)) != NULL;
+	if (staged && ddt_direct(tp, n, datatype, buf, count, &dt))
+		return recv_dir(tp, n, buf, count, dt, source, tag, comm, status, 0);
 	if (staged && small(n) && (tmp = ddt_buf_get(n))) {
 		MPI_Status st;
-		pl_sink s = rsink(&ti, tmp, n, buf, count);
+		pl_sink s = rsink(tp, tmp, n, buf, count);
 		int rc = PMPI_Recv(tmp, (int)s.rcount, s.rtype, source, tag, comm, &st);
 		pl_rposted(&s);
 		rc = recvd(&s, comm, rc, &st);
@@ -940,7 +940,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	MPI_Request *request) {
-	ddt_tinfo ti;
+	const ddt_tinfo *tp;
 	int64_t n;
 	void *tmp;
 	reap(0);
@@ -955,12 +955,12 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	}
 	MPI_Datatype dt;
 	int drc;
-	int staged = ddt_staged(datatype, count, &ti, &n);
-	if (request && staged && ddt_direct(&ti, n, &dt) &&
-		irecv_dir(&ti, n, buf, count, dt, source, tag, comm, request, 0, &drc))
+	int staged = (tp = ddt_staged_ref(datatype, count, &n)) != NULL;
+	if (request && staged && ddt_direct(tp, n, datatype, buf, count, &dt) &&
+		irecv_dir(tp, n, buf, count, dt, source, tag, comm, request, 0, &drc))
 		return drc;
 	if (request && staged && small(n) && (tmp = ddt_buf_get(n))) {
-		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
+		pend *p = pnew(1, 0, tp, tmp, n, buf, count);
 		if (p) {
 			p->comm = comm;
 			int rc = PMPI_Irecv(tmp, (int)p->sink.rcount, p->sink.rtype, source, tag, comm, request);
@@ -986,7 +986,21 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 		*message = MPI_MESSAGE_NULL;
 		return deliver(h, buf, count, datatype, c, status);
 	}
-	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
+	int staged = ddt_staged(datatype, count, &ti, &n);
+	MPI_Datatype dt;
+	if (staged && ddt_direct(&ti, n, datatype, buf, count, &dt)) {
+		// direct (direct.c): a message of PL_L0 bytes may be packet 0 of a
+		// pipelined one, which dir_recvd gathers from the user's memory
+		DDT_COUNT(direct, 1);
+		int rc = PMPI_Mrecv(buf, count, dt, message, &st);
+		if (pl_candidate(n)) {
+			s = dirsink(&ti, n, buf, count);
+			rc = recvd(&s, MPI_COMM_NULL, rc, &st);
+		}
+		if (status != MPI_STATUS_IGNORE) *status = st;
+		return rc;
+	}
+	if (staged && small(n) && (tmp = ddt_buf_get(n))) {
 		s = rsink(&ti, tmp, n, buf, count);
 		int rc = PMPI_Mrecv(tmp, (int)s.rcount, s.rtype, message, &st);
 		pl_rposted(&s);
@@ -1019,7 +1033,24 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 			? PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request)
 			: MPI_ERR_TRUNCATE;
 	}
-	if (request && ddt_staged(datatype, count, &ti, &n) && small(n) && (tmp = ddt_buf_get(n))) {
+	int staged = request && ddt_staged(datatype, count, &ti, &n);
+	MPI_Datatype dt;
+	if (staged && ddt_direct(&ti, n, datatype, buf, count, &dt)) {
+		// direct (direct.c); one that could get packet 0 of a pipelined
+		// message is recorded for its completion call (dir_recvd)
+		pend *p = NULL;
+		if (!pl_candidate(n) || (p = pnew(1, 0, &ti, NULL, 0, buf, count))) {
+			if (p) p->sink.kind = PL_DIR, p->sink.mem = NULL, p->sink.cap = n;
+			DDT_COUNT(direct, 1);
+			int rc = PMPI_Imrecv(buf, count, dt, message, request);
+			if (p) {
+				if (rc == MPI_SUCCESS) preg(*request, p);
+				else prelease(p);
+			}
+			return rc;
+		}
+	}
+	if (staged && small(n) && (tmp = ddt_buf_get(n))) {
 		pend *p = pnew(1, 0, &ti, tmp, n, buf, count);
 		if (p) {
 			int rc = PMPI_Imrecv(tmp, (int)p->sink.rcount, p->sink.rtype, message, request);
@@ -1062,11 +1093,11 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 	// direct sides (direct.c): MPI takes the user's memory as the direct type
 	MPI_Datatype dt;
 	int rdir = 0;
-	if (ss && ddt_direct(&sti, sn, &dt)) {
+	if (ss && ddt_direct(&sti, sn, sendtype, sendbuf, sendcount, &dt)) {
 		DDT_COUNT(direct, 1);
 		ss = 0, sendtype = dt;
 	}
-	if (rs && ddt_direct(&rti, rn, &dt)) {
+	if (rs && ddt_direct(&rti, rn, recvtype, recvbuf, recvcount, &dt)) {
 		DDT_COUNT(direct, 1);
 		rs = 0, recvtype = dt;
 		if (pl_candidate(rn)) rdir = 1, s = dirsink(&rti, rn, recvbuf, recvcount);
@@ -1132,7 +1163,23 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 	}
 	MPI_Request r0;
 	void *p0;
-	if (ddt_staged(datatype, count, &ti, &n) && small(n) && (rtmp = ddt_buf_get(n))) {
+	int staged = ddt_staged(datatype, count, &ti, &n);
+	MPI_Datatype dt;
+	if (staged && ddt_direct(&ti, n, datatype, buf, count, &dt)) {
+		// direct both ways (direct.c): MPI sends from and receives into the
+		// user's memory (it keeps its own copy of what it sends); a
+		// message of PL_L0 bytes may be packet 0 of a pipelined one
+		MPI_Status st;
+		DDT_COUNT(direct, 2);
+		rc = PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, &st);
+		if (pl_candidate(n)) {
+			pl_sink s = dirsink(&ti, n, buf, count);
+			rc = recvd(&s, comm, rc, &st);
+		}
+		if (status != MPI_STATUS_IGNORE) *status = st;
+		return rc;
+	}
+	if (staged && small(n) && (rtmp = ddt_buf_get(n))) {
 		MPI_Status st;
 		pl_sink s = rsink(&ti, rtmp, n, buf, count);
 		if (pl_send('S', &ti, buf, count, n, dest, sendtag, comm, &r0, &p0, &rc)) {
@@ -1194,7 +1241,7 @@ static int recv_init_raw(void *buf, int count, MPI_Datatype datatype, int source
 		void *tmp;                                                                                           \
 		MPI_Datatype dt;                                                                                     \
 		int staged = ddt_staged(datatype, count, &ti, &n);                                                   \
-		if (request && staged && ddt_direct(&ti, n, &dt)) {                                                  \
+		if (request && staged && ddt_direct(&ti, n, datatype, buf, count, &dt)) {                                                  \
 			/* direct (direct.c); a receive that could get packet 0 of a */                                  \
 			/* pipelined message is recorded for dir_recvd */                                                \
 			pend *p = NULL;                                                                                  \

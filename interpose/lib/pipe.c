@@ -135,6 +135,12 @@ static int pl_unpack(const ddt_tinfo *ti, void *buf, int64_t count, int64_t from
 // (receiver).
 static int pl_whole(int64_t size, int64_t packet) { return size <= packet / 2; }
 
+// pl_would reports whether a message of n packed bytes of ti would be
+// pipelined by its sender here (pl_send's conditions on the type and size).
+int pl_would(const ddt_tinfo *ti, int64_t n) {
+	return pl_comm != MPI_COMM_NULL && n > pl_threshold && pl_whole(ti->size, pl_packet);
+}
+
 // ---- ranks --------------------------------------------------------------------
 
 // pl_world is rank r of comm (an intracommunicator) in MPI_COMM_WORLD, or -1.

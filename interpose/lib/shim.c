@@ -149,20 +149,40 @@ static void tset_native(uintptr_t key, const ddt_native *nat) {
 	pthread_rwlock_unlock(&tlock);
 }
 
-// ddt_tset_direct records the direct type decision of the type of key
-// (direct.c) unless another thread did first; it returns the state in the
-// table and sets *dt to its type.
-int32_t ddt_tset_direct(uintptr_t key, int32_t state, MPI_Datatype *dt) {
-	int32_t got = 0; // the type left the table
+// ddt_tset_direct records the direct state of the type of key (direct.c)
+// if it is still expect (another thread may have decided first); it
+// returns the state in the table (0: the type left the table) and sets *dt
+// to its direct type.
+int32_t ddt_tset_direct(uintptr_t key, int32_t expect, int32_t state, MPI_Datatype *dt) {
+	int32_t got = 0;
 	pthread_rwlock_wrlock(&tlock);
 	if (tcap) {
 		for (tnode *n = tbuckets[hash(key, tcap)]; n; n = n->next) {
 			if (n->key == key) {
-				if (n->info.dstate == 0) {
-					n->info.dstate = state, n->info.dtype = *dt;
+				if (n->info.dstate == expect) {
+					n->info.dstate = state;
+					if (state == 1) n->info.dtype = *dt;
 					atomic_fetch_add_explicit(&tgen, 1, memory_order_release);
 				}
 				got = n->info.dstate, *dt = n->info.dtype;
+				break;
+			}
+		}
+	}
+	pthread_rwlock_unlock(&tlock);
+	return got;
+}
+
+// ddt_tseen counts a large message of the type of key while it waits to
+// be timed (dstate -2) and returns the count (0: not in the table).
+int32_t ddt_tseen(uintptr_t key) {
+	int32_t got = 0;
+	pthread_rwlock_wrlock(&tlock);
+	if (tcap) {
+		for (tnode *n = tbuckets[hash(key, tcap)]; n; n = n->next) {
+			if (n->key == key) {
+				got = ++n->info.dseen;
+				atomic_fetch_add_explicit(&tgen, 1, memory_order_release);
 				break;
 			}
 		}
@@ -295,12 +315,20 @@ int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, i
 // must be packed (not one contiguous block, which MPI takes directly), and
 // sets *n to their packed size.
 int ddt_staged(MPI_Datatype t, int64_t count, ddt_tinfo *ti, int64_t *n) {
-	if (count <= 0 || !ddt_served(t, ti)) return 0;
-	if (ti->size == 0) return 0;
-	if (ti->size == ti->true_extent && (count == 1 || ti->extent == ti->size)) return 0;
-	if (count > INT64_MAX / ti->size) return 0;
-	*n = count * ti->size;
+	const ddt_tinfo *p = ddt_staged_ref(t, count, n);
+	if (!p) return 0;
+	*ti = *p;
 	return 1;
+}
+
+const ddt_tinfo *ddt_staged_ref(MPI_Datatype t, int64_t count, int64_t *n) {
+	if (count <= 0) return NULL;
+	const ddt_tinfo *ti = tlookup(t);
+	if (!ti || ti->size == 0) return NULL;
+	if (ti->size == ti->true_extent && (count == 1 || ti->extent == ti->size)) return NULL;
+	if (count > INT64_MAX / ti->size) return NULL;
+	*n = count * ti->size;
+	return ti;
 }
 
 // ---- staging buffers ----------------------------------------------------
@@ -818,11 +846,11 @@ int MPI_Finalize(void) {
 			int rank = -1;
 			PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 			fprintf(stderr,
-				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld pipelined=%ld direct=%ld\n",
+				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld pipelined=%ld direct=%ld own=%ld\n",
 				rank, atomic_load(&ddt_st.types), atomic_load(&ddt_st.mirrored), atomic_load(&ddt_st.fallback),
 				atomic_load(&ddt_st.packs), atomic_load(&ddt_st.unpacks), atomic_load(&ddt_st.sends),
 				atomic_load(&ddt_st.recvs), atomic_load(&ddt_st.bytes), atomic_load(&ddt_st.native),
-				atomic_load(&ddt_st.pipelined), atomic_load(&ddt_st.direct));
+				atomic_load(&ddt_st.pipelined), atomic_load(&ddt_st.direct), atomic_load(&ddt_st.own));
 			fflush(stderr);
 		}
 	}

@@ -17,8 +17,11 @@ typedef struct {
 	int64_t data_lb;
 	int32_t contig;
 	// dstate: 0 not decided yet, 1 the type's data goes to MPI directly as
-	// dtype (direct.c), -1 it is staged
-	int32_t dstate;
+	// dtype (direct.c), -1 it is staged, -2 staged until the MPI library's
+	// engine is timed against ddt's (dseen large messages so far), 2 its
+	// messages go to MPI as the user's own type (the MPI library's engine
+	// measured about as fast as ddt's staging: direct.c, DDT_MPI_OWN)
+	int32_t dstate, dseen;
 	MPI_Datatype dtype;
 	// nruns > 0: one instance is these runs of bytes in type-map order,
 	// each moved by one memcpy (ddt_bounds)
@@ -32,6 +35,7 @@ typedef struct {
 	atomic_long native; // packs and unpacks done without entering Go (generated code, or one memcpy)
 	atomic_long pipelined; // messages sent or received in packets (pipe.c)
 	atomic_long direct;    // sends and receives MPI did in the user's memory (direct.c)
+	atomic_long own;       // of those, the ones MPI did with the user's own type (DDT_MPI_OWN)
 } ddt_stat;
 extern ddt_stat ddt_st;
 extern int ddt_stats_on;
@@ -46,6 +50,11 @@ extern int ddt_stats_on;
 void ddt_init(void);
 int ddt_served(MPI_Datatype t, ddt_tinfo *out);
 int ddt_staged(MPI_Datatype t, int64_t count, ddt_tinfo *ti, int64_t *n);
+// ddt_staged_ref is ddt_staged without the copy of the record: it returns
+// this thread's copy of it (or NULL where ddt_staged returns 0), which
+// stays valid until the thread's next look-up of a type (the next
+// ddt_served, ddt_staged or ddt_staged_ref).
+const ddt_tinfo *ddt_staged_ref(MPI_Datatype t, int64_t count, int64_t *n);
 // ddt_buf_get returns a staging buffer of n bytes (and DDT_BUF_SLACK
 // more), or NULL; ddt_buf_put gives it back.
 #define DDT_BUF_SLACK 16
@@ -69,11 +78,16 @@ int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst,
 int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, int64_t count);
 
 // ddt_direct reports whether a message of n packed bytes (or a receive of
-// that capacity) of ti goes to MPI in the user's memory, described by the
-// byte type *dt built from ddt's runs of the type (direct.c);
-// ddt_tset_direct records the type's decision in the type table.
-int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype *dt);
-int32_t ddt_tset_direct(uintptr_t key, int32_t state, MPI_Datatype *dt);
+// that capacity) of count instances of ti (the user's type t, at buf) goes
+// to MPI in the user's memory, described by the type *dt: the byte type
+// built from ddt's runs of the type, or t itself when the MPI library's
+// engine measured about as fast as ddt's staging (direct.c). The caller
+// counts the operation as direct. ddt_tset_direct records the type's
+// decision in the type table if its state there is still expect;
+// ddt_tseen counts a large message of a type waiting to be timed.
+int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, int64_t count, MPI_Datatype *dt);
+int32_t ddt_tset_direct(uintptr_t key, int32_t expect, int32_t state, MPI_Datatype *dt);
+int32_t ddt_tseen(uintptr_t key);
 
 // isr_live counts the generalized requests of MPI_Isendrecv(_replace)
 // not yet complete (isendrecv.c); isr_poll advances those among reqs and
@@ -136,6 +150,7 @@ void *pl_rbuf(const pl_sink *s, void *buf);
 int64_t pl_rcount(const pl_sink *s, int64_t count);
 MPI_Datatype pl_rtype(const pl_sink *s, MPI_Datatype t);
 int pl_candidate(int64_t cap);
+int pl_would(const ddt_tinfo *ti, int64_t n);
 void pl_rstage(pl_sink *s);
 void pl_rposted(pl_sink *s);
 int pl_packet0(const char *mem, int64_t got);

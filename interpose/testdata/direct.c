@@ -8,7 +8,8 @@
    are multiples of 8 bytes, truncation under MPI_ERRORS_RETURN,
    MPI_ANY_SOURCE/MPI_ANY_TAG with Irecv, Probe + Get_count, a pipelined
    message (the sender's type has short runs) into a direct receive with
-   Recv and Irecv, Sendrecv, Isend and persistent requests. Pairs (r, r^1): the even rank sends. */
+   Recv and Irecv, Sendrecv, Isend, persistent requests, Mrecv, Imrecv and
+   Sendrecv_replace (also of a pipelined message). Pairs (r, r^1): the even rank sends. */
 #include "common.h"
 
 /* a vector of doubles: nblk blocks of blen at stride (in doubles) */
@@ -260,6 +261,74 @@ int main(int argc, char **argv) {
 		MPI_Type_free(&sa.t), MPI_Type_free(&rb.t);
 	}
 	ok("direct: persistent requests");
+
+	/* Mprobe + Mrecv and Improbe + Imrecv into direct types; Sendrecv_replace
+	   of a direct type both ways; a pipelined message (staged sender, 320000
+	   bytes) into a direct Sendrecv_replace, whose own send is direct */
+	if (paired) {
+		MPI_Status st;
+		MPI_Message m;
+		int n;
+		if (even) {
+			double *s = sendbuf(&a, 21);
+			MPI_Send(s, 1, a.t, peer, 21, MPI_COMM_WORLD);
+			MPI_Send(s, 1, a.t, peer, 22, MPI_COMM_WORLD);
+			free(s);
+		} else {
+			double *r = recvbuf(&b);
+			MPI_Mprobe(peer, 21, MPI_COMM_WORLD, &m, &st);
+			MPI_Mrecv(r, 1, b.t, &m, &st);
+			MPI_Get_count(&st, b.t, &n);
+			CHECK(n == 1 && st.MPI_TAG == 21, "mrecv: count %d tag %d", n, st.MPI_TAG);
+			check("mrecv", &b, r, elems(&a), 21);
+			free(r);
+			r = recvbuf(&a);
+			int f = 0;
+			while (!f) MPI_Improbe(peer, 22, MPI_COMM_WORLD, &f, &m, &st);
+			MPI_Request q;
+			MPI_Imrecv(r, 1, a.t, &m, &q);
+			MPI_Wait(&q, &st);
+			MPI_Get_count(&st, a.t, &n);
+			CHECK(n == 1 && st.MPI_TAG == 22, "imrecv: count %d tag %d", n, st.MPI_TAG);
+			check("imrecv", &a, r, elems(&a), 21);
+			free(r);
+		}
+		/* each side's buffer has its gaps at -1: after the exchange it
+		   holds the peer's elements and its gaps untouched */
+		double *x = recvbuf(&a);
+		for (long e = 0; e < elems(&a); e++) x[pos(&a, e)] = e + (23 + even) * 1000.0;
+		MPI_Sendrecv_replace(x, 1, a.t, peer, 23, peer, 23, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, a.t, &n);
+		CHECK(n == 1 && st.MPI_SOURCE == peer, "sendrecv_replace: count %d source %d", n, st.MPI_SOURCE);
+		check("sendrecv_replace", &a, x, elems(&a), 23 + !even);
+		free(x);
+
+		MPI_Datatype two, tw;
+		MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &two);
+		MPI_Type_create_resized(two, 0, 4 * sizeof(double), &tw);
+		MPI_Type_commit(&tw);
+		Vec sp = {tw, 2, 1, 2, 20000, 4};
+		Vec big = vec(625, 64, 80, 1);
+		if (even) {
+			double *s = sendbuf(&sp, 24), *r = recvbuf(&big);
+			MPI_Send(s, sp.count, tw, peer, 24, MPI_COMM_WORLD);
+			MPI_Recv(r, 1, big.t, peer, 25, MPI_COMM_WORLD, &st);
+			check("sendrecv_replace, direct send", &big, r, elems(&big), 25);
+			free(s), free(r);
+		} else {
+			x = recvbuf(&big);
+			for (long e = 0; e < elems(&big); e++) x[pos(&big, e)] = e + 25 * 1000.0;
+			MPI_Sendrecv_replace(x, 1, big.t, peer, 25, peer, 24, MPI_COMM_WORLD, &st);
+			MPI_Get_count(&st, big.t, &n);
+			CHECK(n == 1, "pipelined into sendrecv_replace: count %d", n);
+			check("pipelined into sendrecv_replace", &big, x, elems(&big), 24);
+			free(x);
+		}
+		MPI_Type_free(&two);
+		MPI_Type_free(&tw);
+		MPI_Type_free(&big.t);
+	}
+	ok("direct: mrecv, imrecv and sendrecv_replace");
 
 	Vec *all[] = {&a, &a3, &b, &c, &d, &a3r, &p};
 	for (int i = 0; i < 7; i++) MPI_Type_free(&all[i]->t);

@@ -22,17 +22,23 @@ import (
 
 // Compile lowers t into an optimized dame.Program. It never fails: every
 // datatype has a program. Its cost is linear in the size of t's contents;
-// the nodes of small programs live in the dame.Program's own allocation.
+// the first two nodes of a program live in the dame.Program's allocation.
 func Compile(t *datatype.Type) *dame.Program {
-	p := new(dame.Program)
-	CompileTo(p, t)
-	return p
+	pn := new(struct {
+		p dame.Program
+		n [2]dame.Node
+	})
+	CompileInto(&pn.p, pn.n[:0:len(pn.n)], t)
+	return &pn.p
 }
 
-// CompileTo is Compile into *p (which it overwrites), for callers that
-// allocate the dame.Program together with their own data.
-func CompileTo(p *dame.Program, t *datatype.Type) {
-	slab := p.Reset(t.Size(), t.Extent())
+// CompileInto is Compile into *p (which it overwrites), for callers that
+// allocate the dame.Program together with their own data: the program's
+// first nodes go into slab's spare capacity (slab must be empty and used
+// for nothing else while p lives), further ones into new allocations.
+// OneNode tells callers when one node suffices.
+func CompileInto(p *dame.Program, slab []dame.Node, t *datatype.Type) {
+	p.Reset(t.Size(), t.Extent())
 	if t.Size() == 0 {
 		return
 	}
@@ -40,6 +46,30 @@ func CompileTo(p *dame.Program, t *datatype.Type) {
 	n, off := z.build(t)
 	p.SetRoot(n, off)
 	checkProgram("Compile", p)
+}
+
+// OneNode reports whether t's program is (at most) one node besides the
+// leaves every program shares: a contiguous type, or a vector, hvector
+// or resized type of a predefined type whose blocks are shorter than a
+// shared leaf. CompileInto needs room for one node then; a caller that
+// gives it no more room when OneNode errs pays one more allocation, never
+// a different program.
+func OneNode(t *datatype.Type) bool {
+	if t.IsContiguous() {
+		return t.Depth() <= 1
+	}
+	old := t.Old()
+	if old == nil || old.Depth() != 0 {
+		return false
+	}
+	switch t.Combiner().Shape() {
+	case datatype.ShapeResized:
+		return true
+	case datatype.ShapeStrided:
+		_, bl, _, ok := t.Strided()
+		return ok && bl > 0 && bl < int64(len(sharedLeaves))/max(old.Size(), 1)
+	}
+	return false
 }
 
 // builder allocates the nodes of one program in slabs, the first one

@@ -141,11 +141,13 @@ type Committed struct {
 	normalized bool
 	kind       Engine // as asked
 	now        bool   // generate native code at commit
-	threads    int    // Options.Threads
+	lv         engine.Level
+	// threads is Options.Threads, at most MaxInt32 (the small fields sit
+	// together so that a one-node committed type fits 288 bytes)
+	threads int32
 	// par is the size (packed bytes) from which a message is split between
 	// goroutines (max int64 for Threads 1)
 	par  int64
-	lv   engine.Level
 	prog *dame.Program // nil for the reference engine until Program is called
 	// eng is the engine, built on first use (newEngine): a type committed
 	// and freed without moving data never pays for its plan.

@@ -66,8 +66,8 @@ func OneNode(t *datatype.Type) bool {
 	case datatype.ShapeResized:
 		return true
 	case datatype.ShapeStrided:
-		_, bl, _, ok := t.Strided()
-		return ok && bl > 0 && bl < int64(len(sharedLeaves))/max(old.Size(), 1)
+		_, bl, _ := t.Scalars() // the block length of vector and hvector
+		return bl > 0 && bl < int64(len(sharedLeaves))/max(old.Size(), 1)
 	}
 	return false
 }

@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/ddtlab/ddt/dame"
-	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
 )
 
@@ -47,12 +46,10 @@ func TestCommitAllocs(t *testing.T) {
 	}
 }
 
-// TestCommitOneNodeAllocs checks opt.OneNode against the commits it
-// shapes: a type it accepts commits in one allocation of at most 288
-// bytes (the committed type, its program and the program's one node; the
-// anchors' L1, L2 and L8 layouts, issue 24), and the ones it refuses are
-// those whose programs need more room.
-func TestCommitOneNodeAllocs(t *testing.T) {
+// TestCommitSmallAllocs checks that simple types (the anchors' L1, L2
+// and L8 layouts, issue 24) commit in one allocation of at most 448 bytes:
+// the committed type, its program and the program's first two nodes.
+func TestCommitSmallAllocs(t *testing.T) {
 	dbl := datatype.Of(datatype.Double)
 	mk := func(ty *datatype.Type, err error) *datatype.Type {
 		t.Helper()
@@ -61,47 +58,29 @@ func TestCommitOneNodeAllocs(t *testing.T) {
 		}
 		return ty
 	}
-	one := []*datatype.Type{
+	for i, ty := range []*datatype.Type{
 		mk(datatype.Vector(256, 1, 24, dbl)),
 		mk(datatype.Vector(256, 16, 32, dbl)),
 		mk(datatype.HVector(7, 3, -40, dbl)),
 		mk(datatype.Resized(dbl, 0, 192)),
-		mk(datatype.Contiguous(5, dbl)),
 		mk(datatype.Contiguous(1000, dbl)),
+		mk(datatype.Vector(4, 512, 1024, dbl)), // blocks of 4096 bytes: the leaf is a node
 		dbl,
-	}
-	for i, ty := range one {
-		if !opt.OneNode(ty) {
-			t.Errorf("type %d: OneNode false", i)
-			continue
-		}
-		var c *Committed
+	} {
 		n := testing.AllocsPerRun(20, func() {
-			var err error
-			if c, err = Commit(ty); err != nil {
+			if _, err := Commit(ty); err != nil {
 				t.Fatal(err)
 			}
 		})
 		if n != 1 {
 			t.Errorf("type %d: Commit allocates %v times, want 1", i, n)
 		}
-		if s := unsafe.Sizeof(struct {
-			c Committed
-			p dame.Program
-			n [1]dame.Node
-		}{}); s > 288 {
-			t.Errorf("a one-node commit is %d bytes, want at most 288", s)
-		}
-		_ = c
 	}
-	more := []*datatype.Type{
-		mk(datatype.Vector(4, 512, 1024, dbl)), // blocks of 4096 bytes: leaf not shared
-		mk(datatype.Vector(4, 1, 2, mk(datatype.Vector(3, 1, 2, dbl)))),
-		mk(datatype.Indexed([]int64{1, 2}, []int64{0, 5}, dbl)),
-	}
-	for i, ty := range more {
-		if opt.OneNode(ty) {
-			t.Errorf("refused type %d: OneNode true", i)
-		}
+	if s := unsafe.Sizeof(struct {
+		c Committed
+		p dame.Program
+		n [2]dame.Node
+	}{}); s > 448 {
+		t.Errorf("a committed type with two nodes is %d bytes, want at most 448", s)
 	}
 }

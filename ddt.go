@@ -269,31 +269,19 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t), threads: th, par: par}, nil
 	}
 	// one allocation for the committed type, its program and the
-	// program's first nodes: one for the simplest types (160 bytes less)
-	var c *Committed
-	var slab []dame.Node
-	if opt.OneNode(t) {
-		cp := new(struct {
-			c Committed
-			p dame.Program
-			n [1]dame.Node
-		})
-		c, slab = &cp.c, cp.n[:0:len(cp.n)]
-		c.prog = &cp.p
-	} else {
-		cp := new(struct {
-			c Committed
-			p dame.Program
-			n [2]dame.Node
-		})
-		c, slab = &cp.c, cp.n[:0:len(cp.n)]
-		c.prog = &cp.p
-	}
+	// program's first two nodes (448 bytes)
+	cp := new(struct {
+		c Committed
+		p dame.Program
+		n [2]dame.Node
+	})
+	c := &cp.c
+	c.prog = &cp.p
 	c.t, c.kind, c.lv = t, opts.Engine, lv
 	c.now = opts.Engine == Native || opts.JITNow && opts.Engine == Auto
 	c.threads, c.par = th, par
 	c.bounds = boundsOf(t)
-	opt.CompileInto(c.prog, slab, t)
+	opt.CompileInto(c.prog, cp.n[:0:len(cp.n)], t)
 	c.normalize(opts.Normalize)
 	if c.now {
 		c.engine()

@@ -36,7 +36,6 @@ func Compile(t *datatype.Type) *dame.Program {
 // allocate the dame.Program together with their own data: the program's
 // first nodes go into slab's spare capacity (slab must be empty and used
 // for nothing else while p lives), further ones into new allocations.
-// OneNode tells callers when one node suffices.
 func CompileInto(p *dame.Program, slab []dame.Node, t *datatype.Type) {
 	p.Reset(t.Size(), t.Extent())
 	if t.Size() == 0 {
@@ -46,30 +45,6 @@ func CompileInto(p *dame.Program, slab []dame.Node, t *datatype.Type) {
 	n, off := z.build(t)
 	p.SetRoot(n, off)
 	checkProgram("Compile", p)
-}
-
-// OneNode reports whether t's program is (at most) one node besides the
-// leaves every program shares: a contiguous type, or a vector, hvector
-// or resized type of a predefined type whose blocks are shorter than a
-// shared leaf. CompileInto needs room for one node then; a caller that
-// gives it no more room when OneNode errs pays one more allocation, never
-// a different program.
-func OneNode(t *datatype.Type) bool {
-	if t.IsContiguous() {
-		return t.Depth() <= 1
-	}
-	old := t.Old()
-	if old == nil || old.Depth() != 0 {
-		return false
-	}
-	switch t.Combiner().Shape() {
-	case datatype.ShapeResized:
-		return true
-	case datatype.ShapeStrided:
-		_, bl, _ := t.Scalars() // the block length of vector and hvector
-		return bl > 0 && bl < int64(len(sharedLeaves))/max(old.Size(), 1)
-	}
-	return false
 }
 
 // builder allocates the nodes of one program in slabs, the first one

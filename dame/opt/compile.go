@@ -42,9 +42,38 @@ func CompileInto(p *dame.Program, slab []dame.Node, t *datatype.Type) {
 		return
 	}
 	z := builder{slab: slab}
+	if n, off, ok := z.simple(t); ok {
+		p.SetRoot(n, off)
+		checkProgram("Compile", p)
+		return
+	}
 	n, off := z.build(t)
 	p.SetRoot(n, off)
 	checkProgram("Compile", p)
+}
+
+// simple builds, as build does, a type that is a vector, hvector or
+// resized type of a predefined type of contiguous bytes (the commonest
+// derived types; anchors L1, L2, L8), without build's dispatch and
+// recursion: the node of old is its shared leaf, placed at old's data
+// offset, which the rules then apply to as build would. ok is false for
+// any other type. TestCommitGolden holds its programs to build's.
+func (z *builder) simple(t *datatype.Type) (n *dame.Node, off int64, ok bool) {
+	old := t.Old()
+	if old == nil || old.Depth() != 0 || !old.IsContiguous() || old.Size() != old.Extent() || t.IsContiguous() {
+		return nil, 0, false
+	}
+	off, _ = old.DataBounds()
+	switch t.Combiner().Shape() {
+	case datatype.ShapeStrided:
+		count, bl, sb, _ := t.Strided()
+		n = z.vector(count, bl, sb, z.leaf(old.Size()))
+	case datatype.ShapeResized:
+		n = z.leaf(old.Size())
+	default:
+		return nil, 0, false
+	}
+	return z.withExtent(n, t.Extent()), off, true
 }
 
 // builder allocates the nodes of one program in slabs, the first one

@@ -269,19 +269,35 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t), threads: th, par: par}, nil
 	}
 	// one allocation for the committed type, its program and the
-	// program's first two nodes (448 bytes)
-	cp := new(struct {
-		c Committed
-		p dame.Program
-		n [2]dame.Node
-	})
-	c := &cp.c
-	c.prog = &cp.p
+	// program's first two nodes (448 bytes); for a type of two levels or
+	// a struct also room for its first short block list (576 bytes: the
+	// harness's single cycles of the one-level types pay for the bytes)
+	var c *Committed
+	var slab []dame.Node
+	var room *opt.ListRoom
+	if t.Depth() >= 2 || t.Combiner() == datatype.CombinerStruct {
+		cp := new(struct {
+			c Committed
+			p dame.Program
+			n [2]dame.Node
+			l opt.ListRoom
+		})
+		c, slab, room = &cp.c, cp.n[:0:len(cp.n)], &cp.l
+		c.prog = &cp.p
+	} else {
+		cp := new(struct {
+			c Committed
+			p dame.Program
+			n [2]dame.Node
+		})
+		c, slab = &cp.c, cp.n[:0:len(cp.n)]
+		c.prog = &cp.p
+	}
 	c.t, c.kind, c.lv = t, opts.Engine, lv
 	c.now = opts.Engine == Native || opts.JITNow && opts.Engine == Auto
 	c.threads, c.par = th, par
 	c.bounds = boundsOf(t)
-	opt.CompileInto(c.prog, cp.n[:0:len(cp.n)], t)
+	opt.CompileInto(c.prog, slab, room, t)
 	c.normalize(opts.Normalize)
 	if c.now {
 		c.engine()

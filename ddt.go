@@ -141,11 +141,13 @@ type Committed struct {
 	normalized bool
 	kind       Engine // as asked
 	now        bool   // generate native code at commit
-	threads    int    // Options.Threads
+	lv         engine.Level
+	// threads is Options.Threads, at most MaxInt32 (the small fields sit
+	// together so that a one-node committed type fits 288 bytes)
+	threads int32
 	// par is the size (packed bytes) from which a message is split between
 	// goroutines (max int64 for Threads 1)
 	par  int64
-	lv   engine.Level
 	prog *dame.Program // nil for the reference engine until Program is called
 	// eng is the engine, built on first use (newEngine): a type committed
 	// and freed without moving data never pays for its plan.
@@ -266,17 +268,36 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	if opts.Engine == Reference {
 		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t), threads: th, par: par}, nil
 	}
-	// one allocation for the committed type and its program
-	cp := new(struct {
-		c Committed
-		p dame.Program
-	})
-	c := &cp.c
-	c.t, c.kind, c.lv, c.prog = t, opts.Engine, lv, &cp.p
+	// one allocation for the committed type, its program and the
+	// program's first two nodes (448 bytes); for a type of two levels or
+	// a struct also room for its first short block list (576 bytes: the
+	// harness's single cycles of the one-level types pay for the bytes)
+	var c *Committed
+	var slab []dame.Node
+	var room *opt.ListRoom
+	if t.Depth() >= 2 || t.Combiner() == datatype.CombinerStruct {
+		cp := new(struct {
+			c Committed
+			p dame.Program
+			n [2]dame.Node
+			l opt.ListRoom
+		})
+		c, slab, room = &cp.c, cp.n[:0:len(cp.n)], &cp.l
+		c.prog = &cp.p
+	} else {
+		cp := new(struct {
+			c Committed
+			p dame.Program
+			n [2]dame.Node
+		})
+		c, slab = &cp.c, cp.n[:0:len(cp.n)]
+		c.prog = &cp.p
+	}
+	c.t, c.kind, c.lv = t, opts.Engine, lv
 	c.now = opts.Engine == Native || opts.JITNow && opts.Engine == Auto
 	c.threads, c.par = th, par
 	c.bounds = boundsOf(t)
-	opt.CompileTo(c.prog, t)
+	opt.CompileInto(c.prog, slab, room, t)
 	c.normalize(opts.Normalize)
 	if c.now {
 		c.engine()

@@ -9,15 +9,16 @@ import (
 )
 
 // threading returns the thread count a Committed keeps for Options.Threads
-// n and par, the message size from which it splits messages.
-func threading(n int) (int, int64) {
+// n (at most MaxInt32: no message splits into more pieces) and par, the
+// message size from which it splits messages.
+func threading(n int) (int32, int64) {
 	switch {
 	case n == 0:
 		return 0, ParallelMin
 	case n == 1:
 		return 1, math.MaxInt64
 	}
-	return n, 2 * minPiece
+	return int32(min(n, math.MaxInt32)), 2 * minPiece
 }
 
 // pieces is how many ranges a message of size packed bytes is split into.

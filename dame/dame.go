@@ -118,8 +118,6 @@ type Program struct {
 	// displacement, stride, extent and move length of the program: with an
 	// Align-aligned buffer every move is Align-aligned.
 	Align int64
-
-	inline [2]Node // the first nodes Compile allocates (leaves of up to 32 bytes are shared, not allocated)
 }
 
 // IsFinal reports whether n's child is a ContigFinal leaf (the paper's Final primitives).
@@ -319,16 +317,15 @@ func (n *Node) WithDispsOr(or uint64) *Node {
 // DispsOr returns what WithDispsOr recorded, if anything.
 func (n *Node) DispsOr() (or uint64, ok bool) { return n.dispsOr, n.hasOr }
 
-// Reset empties *p for a builder, setting its packed size and extent, and
-// returns the node storage inside p (a zero-length slice with room for two
-// nodes): a builder that places the first nodes there makes a small program
-// one allocation.
-func (p *Program) Reset(size, extent int64) []Node {
-	*p = Program{Size: size, Extent: extent} // zeroes the inline nodes too
+// Reset empties *p for a builder, setting its packed size and extent. The
+// nodes of a program live outside it: builders place the first ones in
+// storage their caller allocated together with p (see opt.CompileInto),
+// so that a small program is one allocation.
+func (p *Program) Reset(size, extent int64) {
+	*p = Program{Size: size, Extent: extent}
 	if size == 0 {
 		p.Align = 16
 	}
-	return p.inline[:0:len(p.inline)]
 }
 
 // SetRoot sets p's root node and its displacement and computes the

@@ -792,7 +792,7 @@ func yaksaSame(t *Type) *Type {
 			return t.types[0]
 		}
 	case CombinerResized:
-		if old := t.types[0]; t.lbArg == old.lb && t.extentArg == old.Extent() {
+		if old := t.types[0]; t.lb == old.lb && t.Extent() == old.Extent() {
 			return old
 		}
 	case CombinerVector, CombinerHVector:
@@ -835,8 +835,7 @@ func resized(ar *arena, old *Type, lb, extent int64) (*Type, error) {
 		return nil, err
 	}
 	t.setOld(old)
-	t.lbArg, t.extentArg = lb, extent
-	t.lb, t.ub = lb, ub
+	t.lb, t.ub = lb, ub // the arguments lb and extent too (Args)
 	t.trueLB, t.trueUB = old.trueLB, old.trueUB
 	t.dataLB, t.dataUB = old.dataLB, old.dataUB
 	t.size, t.elements, t.align, t.contig = old.size, old.elements, old.align, old.contig

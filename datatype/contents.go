@@ -58,12 +58,16 @@ func (t *Type) Old() *Type {
 func (t *Type) Args() Args {
 	x := t.ex()
 	bls, displs := t.lists()
+	var lb, extent int64 // resized: its lb and extent are the arguments
+	if t.combiner == CombinerResized {
+		lb, extent = t.lb, t.ub-t.lb
+	}
 	return Args{
 		Count: t.count, Blocklength: t.blocklength, Stride: t.stride,
 		Blocklengths: bls, Displacements: displs, Types: t.types,
 		Sizes: x.sizes, Subsizes: x.subsizes, Starts: x.starts, Order: t.order,
 		Size: x.nprocs, Rank: x.rank, Gsizes: x.gsizes, Distribs: x.distribs,
-		Dargs: x.dargs, Psizes: x.psizes, LB: t.lbArg, Extent: t.extentArg,
+		Dargs: x.dargs, Psizes: x.psizes, LB: lb, Extent: extent,
 	}
 }
 

@@ -488,7 +488,7 @@ func (t *Type) Strided() (count, blocklength, strideBytes int64, ok bool) {
 		return 0, 0, 0, false
 	}
 	count, blocklength, strideBytes = t.count, t.blocklength, t.stride
-	if !k.Takes("blocklength") { // contiguous: one block of count instances
+	if t.combiner == CombinerContiguous { // the one without a blocklength: one block of count instances
 		return 1, count, 0, true
 	}
 	if k.Scaled {

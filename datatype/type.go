@@ -92,7 +92,6 @@ type Type struct {
 	blocklengths, displs       []int64 // indexed, hindexed, *_block (displs), struct
 	types                      []*Type // oldtype(s)
 	one                        [1]*Type
-	lbArg, extentArg           int64 // resized
 	x                          *extra
 
 	// lower is the equivalent type built from simpler constructors, for

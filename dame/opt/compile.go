@@ -22,24 +22,60 @@ import (
 
 // Compile lowers t into an optimized dame.Program. It never fails: every
 // datatype has a program. Its cost is linear in the size of t's contents;
-// the nodes of small programs live in the dame.Program's own allocation.
+// the first two nodes of a program live in the dame.Program's allocation.
 func Compile(t *datatype.Type) *dame.Program {
-	p := new(dame.Program)
-	CompileTo(p, t)
-	return p
+	pn := new(struct {
+		p dame.Program
+		n [2]dame.Node
+	})
+	CompileInto(&pn.p, pn.n[:0:len(pn.n)], nil, t)
+	return &pn.p
 }
 
-// CompileTo is Compile into *p (which it overwrites), for callers that
-// allocate the dame.Program together with their own data.
-func CompileTo(p *dame.Program, t *datatype.Type) {
-	slab := p.Reset(t.Size(), t.Extent())
+// CompileInto is Compile into *p (which it overwrites), for callers that
+// allocate the dame.Program together with their own data: the program's
+// first nodes go into slab's spare capacity (slab must be empty and used
+// for nothing else while p lives), further ones into new allocations;
+// room, if not nil, takes the first short block list (it too must be used
+// for nothing else while p lives).
+func CompileInto(p *dame.Program, slab []dame.Node, room *ListRoom, t *datatype.Type) {
+	p.Reset(t.Size(), t.Extent())
 	if t.Size() == 0 {
 		return
 	}
-	z := builder{slab: slab}
+	z := builder{slab: slab, room: room}
+	if n, off, ok := z.simple(t); ok {
+		p.SetRoot(n, off)
+		checkProgram("Compile", p)
+		return
+	}
 	n, off := z.build(t)
 	p.SetRoot(n, off)
 	checkProgram("Compile", p)
+}
+
+// simple builds, as build does, a type that is a vector, hvector or
+// resized type of a predefined type of contiguous bytes (the commonest
+// derived types; anchors L1, L2, L8), without build's dispatch and
+// recursion: the node of old is its shared leaf, placed at old's data
+// offset, which the rules then apply to as build would. ok is false for
+// any other type. TestCommitGolden holds its programs to build's.
+func (z *builder) simple(t *datatype.Type) (n *dame.Node, off int64, ok bool) {
+	old := t.Old()
+	if old == nil || old.Depth() != 0 || !old.IsContiguous() || old.Size() != old.Extent() || t.IsContiguous() {
+		return nil, 0, false
+	}
+	off, _ = old.DataBounds()
+	switch t.Combiner().Shape() {
+	case datatype.ShapeStrided:
+		count, bl, sb, _ := t.Strided()
+		n = z.vector(count, bl, sb, z.leaf(old.Size()))
+	case datatype.ShapeResized:
+		n = z.leaf(old.Size())
+	default:
+		return nil, 0, false
+	}
+	return z.withExtent(n, t.Extent()), off, true
 }
 
 // builder allocates the nodes of one program in slabs, the first one
@@ -55,6 +91,7 @@ func CompileTo(p *dame.Program, t *datatype.Type) {
 // level). A shared node is never changed again (withExtent copies it).
 type builder struct {
 	slab []dame.Node
+	room *ListRoom // room for the first short block list, or nil
 	memo builtMemo
 }
 
@@ -191,7 +228,7 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 	_, a.Blocklength, _ = t.Scalars()
 	switch t.Combiner().Shape() {
 	case datatype.ShapeNamed:
-		bs := newBlockList(2)
+		bs := newBlockListIn(2, z.room)
 		t.Walk(1, func(b datatype.Basic, d int64) bool {
 			bs.add(d, 1, z.leaf(b.Size()), 0)
 			return true
@@ -218,7 +255,7 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 		if len(a.Displacements) == 1 && (a.Blocklengths == nil && a.Blocklength == 1 || a.Blocklengths != nil && a.Blocklengths[0] == 1) {
 			return c, a.Displacements[0]*scale + off // one instance of old, placed (subarray, darray)
 		}
-		bs := newBlockList(len(a.Displacements))
+		bs := newBlockListIn(len(a.Displacements), z.room)
 		for i, d := range a.Displacements {
 			bl := a.Blocklength
 			if a.Blocklengths != nil {
@@ -233,7 +270,7 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 			return c, a.Displacements[0] + off
 		}
 		z.memo.on = true
-		bs := newBlockList(len(a.Displacements))
+		bs := newBlockListIn(len(a.Displacements), z.room)
 		for i, d := range a.Displacements {
 			if a.Blocklengths[i] == 0 || a.Types[i].Size() == 0 {
 				continue
@@ -323,6 +360,25 @@ const smallBlocks = 4
 // (and for more than smallBlocks one more for the children once they
 // differ).
 func newBlockList(n int) blockList {
+	return newBlockListIn(n, nil)
+}
+
+// ListRoom is room for a program's first short block list (up to four
+// blocks: a small struct's), which a caller of CompileInto allocates
+// with the program so that such a program costs no allocation of its own.
+type ListRoom struct {
+	ints [2 * smallBlocks]int64
+	kids [smallBlocks]*dame.Node
+	used bool
+}
+
+// newBlockListIn is newBlockList, taking room r if n fits and r is
+// unused (r may be nil).
+func newBlockListIn(n int, r *ListRoom) blockList {
+	if n <= smallBlocks && r != nil && !r.used {
+		r.used = true
+		return blockList{disps: r.ints[:0:n], bls: r.ints[n : n : 2*n], spare: r.kids[:0:n]}
+	}
 	if n <= smallBlocks {
 		s := new(struct {
 			ints [2 * smallBlocks]int64

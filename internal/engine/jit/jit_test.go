@@ -807,6 +807,9 @@ func TestSortedUnpack(t *testing.T) {
 		}
 		code, err := compileVec(p, 64)
 		if err != nil {
+			if runtime.GOARCH != "amd64" && errors.Is(err, ErrUnsupported) {
+				continue // the arm64 generator has no long INDEX lists yet
+			}
 			t.Fatal(err)
 		}
 		for _, count := range []int64{1, 3} {

@@ -93,22 +93,15 @@ func randCost(r *rand.Rand) Cost {
 	return c
 }
 
-// chainCost is the cost of a chain tree under c.
+// chainCost is the cost of a chain tree under c (costOf), and a huge
+// negative number when t is not a chain (a struc or strided-bucket node).
 func chainCost(t *Tree, c Cost, lc []int64) int64 {
-	switch t.Kind {
-	case Leaf:
-		if t.Count > 1 {
-			return c.Contig
+	for n := t; n.Kind != Leaf; n = n.Child {
+		if n.Kind != Vec && n.Kind != Idx && n.Kind != IdxBuc {
+			return -1 << 40
 		}
-		return lc[t.Sym]
-	case Vec:
-		return c.Vec + chainCost(t.Child, c, lc)
-	case Idx:
-		return c.Idx + int64(len(t.Disps))*c.Ix + chainCost(t.Child, c, lc)
-	case IdxBuc:
-		return c.IdxBuc + int64(len(t.Disps))*(c.Ix+c.Bucket) + chainCost(t.Child, c, lc)
 	}
-	return -1 << 40
+	return costOf(t, c, lc)
 }
 
 // checkChain compares SolveChain with Solve on s.

@@ -223,6 +223,18 @@ func TestReconstructChain(t *testing.T) {
 	}
 }
 
+// reconstructText runs `ddt reconstruct` on the type map text and returns
+// its output and stderr; a nonzero status fails the test.
+func reconstructText(t *testing.T, text string) (out, errs string) {
+	t.Helper()
+	in := writeFile(t, t.TempDir(), "map.typemap", text)
+	out, errs, st := cli(t, "", "reconstruct", in)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	return out, errs
+}
+
 // TestReconstructPeriodic: a periodic map above 4096 elements (strided
 // buckets: bucket b at 4096·b, 1 + b mod 7 ints 8 B apart; period 28) is
 // answered by the exact program for periodic maps, and stderr says it is
@@ -236,11 +248,7 @@ func TestReconstructPeriodic(t *testing.T) {
 			n++
 		}
 	}
-	in := writeFile(t, t.TempDir(), "sb.typemap", b.String())
-	out, errs, st := cli(t, "", "reconstruct", in)
-	if st != 0 {
-		t.Fatalf("status %d: %s", st, errs)
-	}
+	out, errs := reconstructText(t, b.String())
 	if !strings.HasPrefix(out, "cost: 48\nstruc(2, [0, ") {
 		t.Errorf("output %.200q", out)
 	}
@@ -268,11 +276,7 @@ func TestReconstructWRFShape(t *testing.T) {
 	for _, d := range []int64{0, 212160, 424320, 848640, 1272960} {
 		run(38072+d, 300)
 	}
-	in := writeFile(t, t.TempDir(), "wrf.typemap", b.String())
-	out, errs, st := cli(t, "", "reconstruct", in)
-	if st != 0 {
-		t.Fatalf("status %d: %s", st, errs)
-	}
+	out, errs := reconstructText(t, b.String())
 	if !strings.HasPrefix(out, "cost: 28\nidxbuc(9, 96, ") {
 		t.Errorf("output %.200q", out)
 	}

@@ -363,7 +363,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 	MPI_Status st;
 	int rc = PMPI_Wait(request, &st);
 	settle(p, old, *request, rc == MPI_SUCCESS || *request == MPI_REQUEST_NULL, &st, rc);
-	if (status != MPI_STATUS_IGNORE) *status = st;
+	ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -376,7 +376,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 	*flag = 0;
 	int rc = PMPI_Test(request, flag, &st);
 	settle(p, old, *request, *flag, &st, rc);
-	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+	if (*flag) ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -435,7 +435,7 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status) {
 	int rc = PMPI_Waitany(count, reqs, index, &st);
 	if (*index != MPI_UNDEFINED) settle_one(&c, reqs, *index, &st, rc);
 	settle_rest(&c, reqs);
-	if (status != MPI_STATUS_IGNORE) *status = st;
+	ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -449,7 +449,7 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
 	int rc = PMPI_Testany(count, reqs, index, flag, &st);
 	if (*flag && *index != MPI_UNDEFINED) settle_one(&c, reqs, *index, &st, rc);
 	settle_rest(&c, reqs);
-	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+	if (*flag) ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -465,7 +465,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
 		pend *p = pget(request, 0);
 		if (p && p->recv && p->active) finish(p, &st, MPI_SUCCESS);
 	}
-	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+	if (*flag) ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -575,7 +575,7 @@ static int deliver(held *h, void *buf, int64_t count, MPI_Datatype datatype, MPI
 		PMPI_Comm_call_errhandler(comm, MPI_ERR_TRUNCATE);
 		rc = MPI_ERR_TRUNCATE;
 	}
-	if (status != MPI_STATUS_IGNORE) *status = st;
+	ddt_status_out(status, &st);
 	pl_release(h);
 	return rc;
 }
@@ -694,7 +694,7 @@ static int recv_dir(const ddt_tinfo *ti, int64_t n, void *buf, int64_t count, MP
 		pl_sink s = dirsink(ti, n, buf, count);
 		rc = recvd(&s, comm, rc, &st);
 	}
-	if (status != MPI_STATUS_IGNORE) *status = st;
+	ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -745,7 +745,7 @@ static int recv_raw(void *buf, int64_t count, MPI_Datatype datatype, int source,
 		rc = PMPI_Recv(b, (int)c, t, source, tag, comm, &st);
 	rc = recvd(&s, comm, rc, &st);
 	pl_sink_free(&s);
-	if (status != MPI_STATUS_IGNORE) *status = st;
+	ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -853,7 +853,7 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 		pl_rposted(&s);
 		rc = recvd(&s, comm, rc, &st);
 		ddt_buf_put(tmp, n);
-		if (status != MPI_STATUS_IGNORE) *status = st;
+		ddt_status_out(status, &st);
 		return rc;
 	}
 	return recv_raw(buf, count, datatype, source, tag, comm, status, 1);
@@ -932,7 +932,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 		pl_rposted(&s);
 		rc = recvd(&s, comm, rc, &st);
 		ddt_buf_put(tmp, n);
-		if (status != MPI_STATUS_IGNORE) *status = st;
+		ddt_status_out(status, &st);
 		return rc;
 	}
 	return recv_raw(buf, count, datatype, source, tag, comm, status, 0);
@@ -997,7 +997,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 			s = dirsink(&ti, n, buf, count);
 			rc = recvd(&s, MPI_COMM_NULL, rc, &st);
 		}
-		if (status != MPI_STATUS_IGNORE) *status = st;
+		ddt_status_out(status, &st);
 		return rc;
 	}
 	if (staged && small(n) && (tmp = ddt_buf_get(n))) {
@@ -1006,14 +1006,14 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 		pl_rposted(&s);
 		rc = recvd(&s, MPI_COMM_NULL, rc, &st);
 		ddt_buf_put(tmp, n);
-		if (status != MPI_STATUS_IGNORE) *status = st;
+		ddt_status_out(status, &st);
 		return rc;
 	}
 	if (pl_raw(buf, count, datatype, &s)) {
 		int rc = PMPI_Mrecv(pl_rbuf(&s, buf), (int)pl_rcount(&s, count), pl_rtype(&s, datatype), message, &st);
 		rc = recvd(&s, MPI_COMM_NULL, rc, &st);
 		pl_sink_free(&s);
-		if (status != MPI_STATUS_IGNORE) *status = st;
+		ddt_status_out(status, &st);
 		return rc;
 	}
 	return PMPI_Mrecv(buf, count, datatype, message, status);
@@ -1139,7 +1139,7 @@ static int sendrecv(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtyp
 	if (rraw) pl_sink_free(&s);
 	ddt_buf_put(stmp, sn);
 	ddt_buf_put(rtmp, rn);
-	if (status != MPI_STATUS_IGNORE) *status = st;
+	ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -1176,7 +1176,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 			pl_sink s = dirsink(&ti, n, buf, count);
 			rc = recvd(&s, comm, rc, &st);
 		}
-		if (status != MPI_STATUS_IGNORE) *status = st;
+		ddt_status_out(status, &st);
 		return rc;
 	}
 	if (staged && small(n) && (rtmp = ddt_buf_get(n))) {
@@ -1191,7 +1191,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 				int wrc = PMPI_Wait(&r0, MPI_STATUS_IGNORE);
 				ddt_buf_put(p0, PL_L0);
 				if (rc == MPI_SUCCESS) rc = wrc;
-				if (status != MPI_STATUS_IGNORE) *status = st;
+				ddt_status_out(status, &st);
 			}
 			pl_rposted(&s);
 			ddt_buf_put(rtmp, n);
@@ -1204,7 +1204,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 			rc = recvd(&s, comm, rc, &st);
 			ddt_buf_put(stmp, n);
 			ddt_buf_put(rtmp, n);
-			if (status != MPI_STATUS_IGNORE) *status = st;
+			ddt_status_out(status, &st);
 			return rc;
 		}
 		pl_rposted(&s);

@@ -51,6 +51,13 @@ static int served(MPI_Fint *f) {
 	return ddt_on && ddt_served(T(f), &ti);
 }
 
+// fstatus_in starts the C status of a call from the caller's Fortran
+// status, so that the field MPI leaves alone in single-completion calls
+// (MPI_ERROR) goes back to the caller as it came.
+static void fstatus_in(MPI_Fint *f, MPI_Status *st) {
+	if (f != MPI_F_STATUS_IGNORE) MPI_Status_f2c(f, st);
+}
+
 static void fstatus(MPI_Status *st, MPI_Fint *f) {
 	if (f != MPI_F_STATUS_IGNORE) MPI_Status_c2f(st, f);
 }
@@ -218,6 +225,7 @@ void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *src, MPI_Fi
 	MPI_Fint *status, MPI_Fint *ierr) {
 	if (served(type) && !special(buf)) {
 		MPI_Status st;
+		fstatus_in(status, &st);
 		*ierr = MPI_Recv(buf, *count, T(type), *src, *tag, C(comm), &st);
 		fstatus(&st, status);
 		return;
@@ -231,6 +239,7 @@ void mpi_sendrecv_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, MPI_Fint *dest
 	MPI_Fint *ierr) {
 	if ((served(stype) || served(rtype)) && !special(sbuf) && !special(rbuf)) {
 		MPI_Status st;
+		fstatus_in(status, &st);
 		*ierr = MPI_Sendrecv(sbuf, *scount, T(stype), *dest, *stag, rbuf, *rcount, T(rtype), *src, *rtag, C(comm), &st);
 		fstatus(&st, status);
 		return;
@@ -244,6 +253,7 @@ void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint 
 	MPI_Fint *rtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
 	if (served(type) && !special(buf)) {
 		MPI_Status st;
+		fstatus_in(status, &st);
 		*ierr = MPI_Sendrecv_replace(buf, *count, T(type), *dest, *stag, *src, *rtag, C(comm), &st);
 		fstatus(&st, status);
 		return;
@@ -334,6 +344,7 @@ void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
 	}
 	MPI_Request r = MPI_Request_f2c(*request);
 	MPI_Status st;
+	fstatus_in(status, &st);
 	*ierr = MPI_Wait(&r, &st);
 	*request = MPI_Request_c2f(r);
 	fstatus(&st, status);
@@ -347,6 +358,7 @@ void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie
 	}
 	MPI_Request r = MPI_Request_f2c(*request);
 	MPI_Status st;
+	fstatus_in(status, &st);
 	int f = 0;
 	*ierr = MPI_Test(&r, &f, &st);
 	*request = MPI_Request_c2f(r);
@@ -431,6 +443,7 @@ void mpi_waitany_(MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *st
 	}
 	int i;
 	MPI_Status st;
+	fstatus_in(status, &st);
 	*ierr = MPI_Waitany(*count, c.r, &i, &st);
 	*index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
 	fconv_done(&c, *count, reqs, NULL, 0);
@@ -446,6 +459,7 @@ void mpi_testany_(MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *fl
 	}
 	int i = MPI_UNDEFINED, f = 0;
 	MPI_Status st;
+	fstatus_in(status, &st);
 	*ierr = MPI_Testany(*count, c.r, &i, &f, &st);
 	*flag = f;
 	*index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;

@@ -149,7 +149,7 @@ func int64s(p *C.int64_t, n C.int64_t) []int64 {
 // know, is recorded as not mirrorable.
 //
 //export ddtgoConstruct
-func ddtgoConstruct(comb C.int, h C.uintptr_t, ints *C.int64_t, ni C.int64_t, addrs *C.int64_t, na C.int64_t, types *C.uintptr_t, nt C.int64_t) {
+func ddtgoConstruct(comb C.int, h C.uintptr_t, ints *C.int64_t, ni C.int64_t, addrs *C.int64_t, na C.int64_t, types *C.uintptr_t, nt C.int64_t, b *C.ddt_bounds) {
 	defer func() { _ = recover() }()
 	c := datatype.Contents{Combiner: datatype.Combiner(comb), Ints: int64s(ints, ni), Addrs: int64s(addrs, na)}
 	var hs []uintptr
@@ -171,6 +171,9 @@ func ddtgoConstruct(comb C.int, h C.uintptr_t, ints *C.int64_t, ni C.int64_t, ad
 	if ok {
 		if t, err := datatype.Rebuild(c); err == nil {
 			e.t = t
+			if b != nil {
+				e.t = mirrorBounds(t, int64(b.size), int64(b.lb), int64(b.extent), int64(b.true_lb), int64(b.true_extent))
+			}
 		}
 	}
 	mu.Lock()
@@ -180,6 +183,44 @@ func ddtgoConstruct(comb C.int, h C.uintptr_t, ints *C.int64_t, ni C.int64_t, ad
 	handles[uintptr(h)] = e
 	mu.Unlock()
 }
+
+// mirrorBounds returns the mirror of a type that MPI reports with size,
+// lb, extent, trueLB and trueExtent: t itself, or t with MPI's bounds where
+// the two differ only in what MPI decides alone for the same type map.
+// Open MPI pads the extent of any type to its elements' alignment (an
+// hvector of complex floats at a 9-byte stride: true extent 26, extent 28),
+// where MPICH and ddt pad structs only; and Open MPI gives every empty type
+// bounds 0, where MPICH and ddt keep those of the type's blocks (a vector
+// of zero-length blocks). ddt then takes MPI's extent (a resized t: the same
+// type map, instances where MPI puts them), so that the type, and every type
+// built from it, moves data as MPI does. Any other difference is left for
+// the commit-time comparison, which hands the type to MPI.
+func mirrorBounds(t *datatype.Type, size, lb, extent, trueLB, trueExtent int64) *datatype.Type {
+	if size < 0 || size != t.Size() || (t.LB() == lb && t.Extent() == extent && t.TrueLB() == trueLB && t.TrueExtent() == trueExtent) {
+		return t
+	}
+	var r *datatype.Type
+	var err error
+	switch {
+	case size == 0:
+		var empty *datatype.Type
+		if empty, err = datatype.Contiguous(0, datatype.Predefined("byte")); err == nil {
+			r, err = datatype.Resized(empty, lb, extent)
+		}
+	case t.LB() == lb && t.TrueLB() == trueLB && t.TrueExtent() == trueExtent && extent > t.Extent() && extent-t.Extent() < maxPad:
+		r, err = datatype.Resized(t, lb, extent)
+	default:
+		return t
+	}
+	if err != nil || r.TrueLB() != trueLB || r.TrueExtent() != trueExtent {
+		return t
+	}
+	return r
+}
+
+// maxPad bounds the padding mirrorBounds accepts: less than the widest
+// alignment of a basic type (16 bytes: long double).
+const maxPad = 16
 
 // ddtgoCommit commits the mirror of h and compares it with the bounds the
 // MPI library reports. It returns the pin of a served type, -1 for a type

@@ -500,12 +500,12 @@ void pl_release(held *h) {
 	free(h);
 }
 
-// pl_hstatus is the status of a receive of h.
+// pl_hstatus is the status of a receive of h (MPI_ERROR left alone, as
+// MPI leaves it in single-completion calls).
 void pl_hstatus(const held *h, MPI_Status *st) {
 	if (st == MPI_STATUS_IGNORE) return;
 	st->MPI_SOURCE = h->source;
 	st->MPI_TAG = h->tag;
-	st->MPI_ERROR = MPI_SUCCESS;
 	PMPI_Status_set_cancelled(st, 0);
 	PMPI_Status_set_elements_x(st, MPI_BYTE, h->n);
 }
@@ -583,7 +583,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
 		MPI_Status st;
 		int rc = PMPI_Probe(source, tag, comm, &st);
 		if (rc != MPI_SUCCESS || !candidate(comm, &st) || !(h = pull(comm, &st, MPI_MESSAGE_NULL))) {
-			if (status != MPI_STATUS_IGNORE) *status = st;
+			ddt_status_out(status, &st);
 			return rc;
 		}
 		hold(h);
@@ -600,7 +600,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 		*flag = 0;
 		int rc = PMPI_Iprobe(source, tag, comm, flag, &st);
 		if (rc != MPI_SUCCESS || !*flag || !candidate(comm, &st) || !(h = pull(comm, &st, MPI_MESSAGE_NULL))) {
-			if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+			if (*flag) ddt_status_out(status, &st);
 			return rc;
 		}
 		hold(h);
@@ -687,7 +687,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 		if (mprobe_held(h, message, status)) return MPI_SUCCESS;
 		*message = MPI_MESSAGE_NULL; // not reached while handles last
 	}
-	if (status != MPI_STATUS_IGNORE) *status = st;
+	ddt_status_out(status, &st);
 	return rc;
 }
 
@@ -706,6 +706,6 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 		hold(h);
 		if (mprobe_held(h, message, status)) return MPI_SUCCESS;
 	}
-	if (*flag && status != MPI_STATUS_IGNORE) *status = st;
+	if (*flag) ddt_status_out(status, &st);
 	return rc;
 }

@@ -553,14 +553,30 @@ int64_t ddt_distrib(int d) {
 }
 int64_t ddt_darg(int d) { return d == MPI_DISTRIBUTE_DFLT_DARG ? -1 : d; }
 
+// mpi_bounds reads the size and bounds MPI reports for t (size -1 when MPI
+// cannot say).
+static void mpi_bounds(MPI_Datatype t, ddt_bounds *b) {
+	MPI_Count size, lb, ext, tlb, text;
+	if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS ||
+		PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS || size == MPI_UNDEFINED) {
+		size = -1, lb = ext = tlb = text = 0;
+	}
+	memset(b, 0, sizeof *b);
+	b->size = size, b->lb = lb, b->extent = ext, b->true_lb = tlb, b->true_extent = text;
+}
+
 void ddt_construct(int combiner, MPI_Datatype t, ddt_args *a) {
 	ddt_init(); // reads DDT_MPI_STATS, which the count needs
 	DDT_COUNT(types, 1);
 	if (a->bad) {
-		ddtgoConstruct(0, DDT_H(t), NULL, 0, NULL, 0, NULL, 0);
+		ddtgoConstruct(0, DDT_H(t), NULL, 0, NULL, 0, NULL, 0, NULL);
 	} else {
+		// MPI's bounds of the new type, so that the mirror can take MPI's
+		// extent where only its padding differs (mirror_bounds)
+		ddt_bounds b;
+		mpi_bounds(t, &b);
 		ddtgoConstruct(combiner, DDT_H(t), (int64_t *)a->ints, a->ni, (int64_t *)a->addrs, a->na,
-			(uintptr_t *)a->types, a->nt);
+			(uintptr_t *)a->types, a->nt, &b);
 	}
 	if (a->ints != a->ibuf) free(a->ints);
 	if (a->addrs != a->abuf) free(a->addrs);
@@ -572,14 +588,8 @@ int MPI_Type_commit(MPI_Datatype *datatype) {
 	if (rc != MPI_SUCCESS || !ddt_on) return rc;
 	ddt_init();
 	MPI_Datatype t = *datatype;
-	MPI_Count size, lb, ext, tlb, text;
 	ddt_bounds b;
-	if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS ||
-		PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS || size == MPI_UNDEFINED) {
-		size = -1, lb = ext = tlb = text = 0;
-	}
-	b.size = size, b.lb = lb, b.extent = ext, b.true_lb = tlb, b.true_extent = text;
-	b.data_lb = 0, b.contig = 0, b.nruns = 0;
+	mpi_bounds(t, &b);
 	int first = 0;
 	int32_t pin = ddtgoCommit(DDT_H(t), &b, &first);
 	if (pin == -2 || !first) return rc;

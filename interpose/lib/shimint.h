@@ -169,4 +169,15 @@ held *pl_take(MPI_Comm comm, int source, int tag, int take);
 held *pl_mheld(MPI_Message m);
 void pl_release(held *h);
 void pl_hstatus(const held *h, MPI_Status *st);
+// ddt_status_out copies the status of a single-completion call the library
+// made for the caller into the caller's status, except MPI_ERROR: MPI sets
+// that field only in the statuses of multiple-completion calls, so the
+// caller's value stays (mpi4py initializes it and reads it back).
+static inline void ddt_status_out(MPI_Status *user, const MPI_Status *st) {
+	if (user == MPI_STATUS_IGNORE) return;
+	int err = user->MPI_ERROR;
+	*user = *st;
+	user->MPI_ERROR = err;
+}
+
 #endif

@@ -80,6 +80,38 @@ func directExpect(t *testing.T, buf comm.Buffer, packed []byte) []byte {
 	return want
 }
 
+// commitCases commits the types of directCases at the indexes given.
+func commitCases(t *testing.T, idx ...int) []*ddt.Committed {
+	cs := directCases(t)
+	out := make([]*ddt.Committed, len(idx))
+	for k, i := range idx {
+		ct, err := ddt.Commit(cs[i].t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = ct
+	}
+	return out
+}
+
+// recvRefused receives two messages of four instances from rank 1 with
+// tag 7 that c must refuse, the buffer untouched: one into halves, of
+// another signature (ErrType), one into three instances of idx
+// (ErrTruncate).
+func recvRefused(t *testing.T, c *Comm, halves, idx *ddt.Committed, add func(string, ...any)) {
+	t.Helper()
+	b, _ := directImage(t, halves, 8, 2) // 512 floats' worth of pairs of doubles
+	fill := bytes.Clone(b.Data)
+	if _, err := c.Recv(b, 1, 7); !errors.Is(err, comm.ErrType) || !bytes.Equal(b.Data, fill) {
+		add("doubles into floats: %v, buffer changed %v", err, !bytes.Equal(b.Data, fill))
+	}
+	b, _ = directImage(t, idx, 3, 3)
+	fill = bytes.Clone(b.Data)
+	if _, err := c.Recv(b, 1, 7); !errors.Is(err, comm.ErrTruncate) || !bytes.Equal(b.Data, fill) {
+		add("4 into 3: %v, buffer changed %v", err, !bytes.Equal(b.Data, fill))
+	}
+}
+
 // TestDirect sends every pair of the direct cases' types (same signature,
 // different layouts) from rank 0 to rank 1 in Packed and Native mode with
 // the default threshold, checks the data against the reference engine,
@@ -147,15 +179,8 @@ func TestDirectErrors(t *testing.T) {
 	if c.Size() < 2 {
 		t.Skip("needs 2 ranks")
 	}
-	cs := directCases(t)
-	commit := func(x *datatype.Type) *ddt.Committed {
-		ct, err := ddt.Commit(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ct
-	}
-	vec, idx, halves := commit(cs[0].t), commit(cs[2].t), commit(cs[7].t)
+	cts := commitCases(t, 0, 2, 7)
+	vec, idx, halves := cts[0], cts[1], cts[2]
 	var errs []error
 	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	switch c.Rank() {
@@ -167,19 +192,9 @@ func TestDirectErrors(t *testing.T) {
 			}
 		}
 	case 0:
-		// another signature: 512 floats' worth of pairs of doubles
-		b, _ := directImage(t, halves, 8, 2)
-		fill := bytes.Clone(b.Data)
-		if _, err := c.Recv(b, 1, 7); !errors.Is(err, comm.ErrType) || !bytes.Equal(b.Data, fill) {
-			add("doubles into floats: %v, buffer changed %v", err, !bytes.Equal(b.Data, fill))
-		}
-		b, _ = directImage(t, idx, 3, 3)
-		fill = bytes.Clone(b.Data)
-		if _, err := c.Recv(b, 1, 7); !errors.Is(err, comm.ErrTruncate) || !bytes.Equal(b.Data, fill) {
-			add("4 into 3: %v, buffer changed %v", err, !bytes.Equal(b.Data, fill))
-		}
+		recvRefused(t, c, halves, idx, add)
 		_, packed := directImage(t, vec, 2, 1)
-		b, _ = directImage(t, idx, 4, 4)
+		b, _ := directImage(t, idx, 4, 4)
 		want := directExpect(t, comm.Buffer{Data: b.Data, Origin: b.Origin, Count: 2, Type: idx}, packed)
 		dr := c.w.directRecvs
 		if st, err := c.Recv(b, 1, 7); err != nil || st.Count(idx) != 2 || !bytes.Equal(b.Data, want) {

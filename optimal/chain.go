@@ -114,7 +114,12 @@ func lowerBound(m TypeMap, opts Options, depth int) int64 {
 		return lb
 	}
 	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), phraseBound(m, opts))
-	lb = max(lb, letterBound(m, opts), primaryBound(m, opts))
+	lb = max(lb, letterBound(m, opts))
+	if len(m) >= 3 && !opts.Constructors.Has(AllowContig) && !opts.Constructors.Has(AllowSBuc) {
+		// the junction and excess bounds share the primary junctions
+		r, k := primaryCount(m, primaryTries)
+		lb = max(lb, primaryBoundOf(r, k, opts), excessBound(m, opts, r, k))
+	}
 	return max(lb, strucBound(m, opts, depth, lb))
 }
 

@@ -1,6 +1,10 @@
 package optimal
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // maxPartitionWork bounds the steps of partitionBound (block comparisons
 // and window extensions): 2^22, about 0.2 s; the WRF layouts (22,701 and
@@ -39,9 +43,6 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 	if n < 2 || !set.Has(AllowStruc) || set.Has(AllowSBuc) || set.Has(AllowContig) {
 		return 0, false
 	}
-	if target > maxPartitionTarget {
-		return 0, false
-	}
 	inf := int64(math.MaxInt64 / 4)
 	w := c.Ix + c.Type
 	l1 := c.Leaf
@@ -59,6 +60,10 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 	capv := target - c.Struc // the children must reach this
 	if capv <= 0 || level2 == inf {
 		return min(target, c.Struc), true
+	}
+	sc := newSlotCosts(opts)
+	if !sc.ok {
+		return 0, false
 	}
 
 	lh := newLetterHash(m)
@@ -90,6 +95,33 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 			arun[i] = 2
 		}
 	}
+	// pre[i]: the primary junctions among 1 … i−1 (primaryFlags)
+	prim, _ := primaryFlags(m, primaryTries)
+	pre := make([]int32, n+1)
+	for i := 1; i <= n; i++ {
+		pre[i] = pre[i-1]
+		if prim[i-1] {
+			pre[i]++
+		}
+	}
+	prim = nil
+	// half-ceil of mu2·(primary junctions among lo … hi−1)
+	muP := func(lo, hi int) int64 {
+		if hi <= lo {
+			return 0
+		}
+		return (sc.mu2*int64(pre[hi]-pre[lo]) + 1) / 2
+	}
+	// h(x): a lower bound on the windows covering [x, n) (each window
+	// pays ix + type + a leaf at least, and mu per primary junction inside
+	// it or at its start)
+	h := func(x int) int64 {
+		if x >= n {
+			return 0
+		}
+		return w + l1 + muP(x+1, n)
+	}
+	refined := map[[2]int32]int64{} // blocks bounded by blockExcess
 	// a lower bound on the optimum of the aligned block [a, a+q)
 	blockLB := func(a, q int) int64 {
 		switch {
@@ -105,60 +137,79 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		if set.Has(AllowIdxBuc) {
 			v = min(v, c.IdxBuc+2*(c.Ix+c.Bucket)+l1)
 		}
+		// mu per primary junction inside, one interior node's excess
+		if sc.any2 < inf && !noExcess {
+			v = max(v, l1+(sc.mu2*int64(pre[a+q]-pre[a+1])+sc.any2+1)/2)
+		}
+		if r, ok := refined[[2]int32{int32(a), int32(q)}]; ok {
+			v = max(v, r)
+		}
 		return v
+	}
+	// nxt[j]: the next j' > j whose letters j' … j'+3 equal j … j+3
+	// (hashed), −1 if none: candidate block lengths q ≥ 5 from a are
+	// nxt-chain positions from a+1 (q = j' − a − 1)
+	const kg = 4
+	nxt := make([]int32, n)
+	for i := range nxt {
+		nxt[i] = -1
+	}
+	if n > kg+1 {
+		idx := make([]int32, 0, n-kg)
+		for j := 1; j+kg <= n; j++ {
+			idx = append(idx, int32(j))
+		}
+		hk := func(j int32) uint64 { return lh.sub(int(j), int(j)+kg) }
+		slices.SortFunc(idx, func(x, y int32) int {
+			if c := cmp.Compare(hk(x), hk(y)); c != 0 {
+				return c
+			}
+			return cmp.Compare(x, y)
+		})
+		for t := 0; t+1 < len(idx); t++ {
+			if hk(idx[t]) == hk(idx[t+1]) {
+				nxt[idx[t]] = idx[t+1]
+			}
+		}
 	}
 
 	dist := make([]int64, n+1)
-	for i := range dist {
-		dist[i] = inf
-	}
-	dist[0] = 0
-	relax := func(x int, v int64) {
-		if v < dist[x] {
-			dist[x] = v
-		}
-	}
+	par := make([][2]int32, n+1) // the window into x: its start, q (0: one element)
 	var work int64
-	freq := map[int64]int64{}
-	for a := 0; a < n; a++ {
-		if dist[a] >= inf {
-			continue
+	run := func() bool {
+		for i := range dist {
+			dist[i] = inf
 		}
-		at := dist[a] + w
-		if at+l1 >= capv {
-			continue
-		}
-		if a+1 < n || a > 0 {
-			relax(a+1, at+l1)
-		}
-		for q := 1; a+2*q <= n; q++ {
-			work++
-			if !blockEq(a, q) {
-				continue
+		dist[0] = 0
+		relax := func(x int, v int64, a, q int) {
+			if v < dist[x] && v+h(x) < capv {
+				dist[x], par[x] = v, [2]int32{int32(a), int32(q)}
 			}
+		}
+		// the windows of q-blocks from a (blocks [a, a+q) and [a+q,
+		// a+2q) equal)
+		window := func(a, q int, at int64) {
 			lbb := blockLB(a, q)
 			if at+lbb+level2 >= capv {
-				continue
+				return
 			}
-			// extend the window [a, a + cnt·q) while the blocks repeat
-			clear(freq)
-			var f int64
+			// extend the window [a, a + cnt·q) while the blocks repeat;
+			// an idxbuc with substride s has a bucket per gap ≠ s and
+			// one more, and of two consecutive gaps that differ one is
+			// not s: at least 1 + ⌈ch/2⌉ buckets, ch the gap changes
 			g0 := m[a+q].Disp - m[a].Disp
+			gp, ch := g0, int64(0)
 			arith := true
 			for cnt := 2; ; cnt++ {
 				work++
 				x := a + cnt*q
 				g := m[x-q].Disp - m[x-2*q].Disp
 				arith = arith && g == g0
-				if arith {
-					f = int64(cnt - 1)
-				} else {
-					if len(freq) == 0 {
-						freq[g0] = int64(cnt - 2)
-					}
-					freq[g]++
-					f = max(f, freq[g])
+				if g != gp {
+					ch++
 				}
+				gp = g
+				f := int64(cnt) - 1 - (ch+1)/2 // c − f ≥ 1 + ⌈ch/2⌉
 				lv := inf
 				if set.Has(AllowVec) && arith {
 					lv = c.Vec
@@ -173,16 +224,97 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 				if v >= capv {
 					break // levelCost never decreases with cnt
 				}
+				if !arith {
+					// in halves, without vec: each further copy adds ix
+					// (idx) or, per gap change, (ix + bucket)/2 (idxbuc),
+					// at least mu2/2, and takes at most one primary
+					// junction (mu2/2) from the rest: once this sum
+					// reaches the target, no longer window is an edge
+					lv2 := inf
+					if set.Has(AllowIdx) {
+						lv2 = 2 * (c.Idx + int64(cnt)*c.Ix)
+					}
+					if set.Has(AllowIdxBuc) {
+						lv2 = min(lv2, 2*c.IdxBuc+(2+ch)*(c.Ix+c.Bucket))
+					}
+					if 2*(at+lbb)+lv2+sc.mu2*int64(pre[n]-pre[min(x+1, n)]) >= 2*capv {
+						break
+					}
+				}
 				if a > 0 || x < n {
-					relax(x, v)
+					relax(x, v, a, q)
 				}
 				if x+q > n || !blockEq(x-q, q) {
 					break
 				}
 			}
-			if work > maxWork {
-				return 0, false
+		}
+		for a := 0; a < n; a++ {
+			if dist[a] >= inf || dist[a]+h(a) >= capv {
+				continue
 			}
+			at := dist[a] + w
+			if a+1 < n || a > 0 {
+				relax(a+1, at+l1, a, 0)
+			}
+			// short blocks directly, longer ones along the k-gram chain
+			for q := 1; q <= kg && a+2*q <= n; q++ {
+				work++
+				if blockEq(a, q) {
+					window(a, q, at)
+				}
+			}
+			if a+1 >= n {
+				continue
+			}
+			for j := nxt[a+1]; j >= 0; j = nxt[j] {
+				q := int(j) - a - 1
+				if a+2*q > n {
+					break
+				}
+				work++
+				if q <= kg {
+					continue
+				}
+				// a longer block has at least as many primary junctions
+				if at+l1+muP(a+1, a+q)+level2 >= capv {
+					break
+				}
+				if blockEq(a, q) {
+					window(a, q, at)
+				}
+			}
+			if work > maxWork {
+				return false
+			}
+		}
+		return true
+	}
+	var refineWork int64
+	for round := 0; ; round++ {
+		if !run() {
+			return 0, false
+		}
+		if dist[n] >= capv {
+			return target, true
+		}
+		// bound the blocks of the windows on the shortest path by
+		// blockExcess (their own chains and primary junctions); again if
+		// that raised one
+		raised := false
+		for x := n; x > 0; x = int(par[x][0]) {
+			a, q := int(par[x][0]), int(par[x][1])
+			key := [2]int32{int32(a), int32(q)}
+			if _, done := refined[key]; q < 2 || done || noExcess || refineWork > 8*int64(n)+maxWork {
+				continue
+			}
+			old := blockLB(a, q)
+			refineWork += int64(q)
+			refined[key] = blockExcess(m[a:a+q], opts)
+			raised = raised || refined[key] > old
+		}
+		if !raised || round >= 64 {
+			break
 		}
 	}
 	return min(target, c.Struc+min(dist[n], capv)), true

@@ -1,0 +1,117 @@
+package optimal
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// gatheredMap is the shape of DDTBench's LAMMPS and SPECFEM3D_cm send
+// types, small: blocks of b elements 8 B apart gathered at the indices of
+// a list (SPECFEM3D_cm: that alone), then 0–3 arrays gathered at the same
+// indices; the indices are distinct, or over a small alphabet of gaps so
+// that squares occur by accident; sometimes a second type.
+func gatheredMap(r *rand.Rand, maxLen int) TypeMap {
+	cnt := 2 + r.IntN(40)
+	var idx []int64
+	if r.IntN(2) == 0 {
+		for _, k := range r.Perm(400)[:cnt] {
+			idx = append(idx, int64(k))
+		}
+	} else {
+		k := int64(r.IntN(50))
+		alpha := 2 + r.IntN(4)
+		for range cnt {
+			idx = append(idx, k)
+			k += int64(1+r.IntN(alpha)) * int64(1+2*r.IntN(2))
+		}
+	}
+	b := 1 + r.IntN(4)
+	var m TypeMap
+	for _, k := range idx {
+		for j := range b {
+			m = append(m, Elem{"double", 8*int64(b)*k + 8*int64(j)})
+		}
+	}
+	arrays := r.IntN(4)
+	stride := int64(8 * (500 + r.IntN(300)))
+	for a := range arrays {
+		for _, k := range idx {
+			m = append(m, Elem{"double", 100000 + int64(a)*stride + 8*k})
+		}
+	}
+	if r.IntN(5) == 0 {
+		m[r.IntN(len(m))].Type = "int"
+	}
+	if len(m) > maxLen {
+		m = m[:maxLen]
+	}
+	return m
+}
+
+// TestExcessBound: on gathered maps (LAMMPS and SPECFEM3D_cm shapes,
+// with accidental squares, a second type, truncated) and index lists
+// under the paper's costs and random ones (sets without contig and sbuc,
+// with struc), the excess bound, the window bound with its blocks bounded
+// by it, and LowerBound never exceed the O(n³) optimum; and they certify
+// maps that the bounds without them leave open.
+func TestExcessBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 1))
+	trials := boundTrials(700)
+	checked, certified, raised := 0, 0, 0
+	for trial := range trials {
+		var m TypeMap
+		if r.IntN(4) == 0 {
+			m = randListMap(r, 2+r.IntN(60))
+		} else {
+			m = gatheredMap(r, 170)
+		}
+		o := DefaultOptions()
+		if r.IntN(3) == 0 {
+			c := &o.Cost
+			for _, f := range []*int64{&c.Leaf, &c.Vec, &c.Idx, &c.IdxBuc, &c.Struc, &c.Ix, &c.Bucket, &c.Type} {
+				*f = int64(r.IntN(6))
+			}
+			o.Constructors = AllowStruc | Constructors(r.IntN(8))
+		}
+		opt, err := exactCost(t, m, o)
+		if err != nil {
+			continue
+		}
+		checked++
+		if len(m) >= 3 {
+			rr, k := primaryCount(m, primaryTries)
+			if eb := excessBound(m, o, rr, k); eb > opt {
+				t.Fatalf("trial %d: excess bound %d > optimum %d under %s %v: %v", trial, eb, opt, o.Constructors, o.Cost, m)
+			}
+		}
+		if pb, ok := partitionBound(m, o, opt+1, 1<<30); ok && pb > opt {
+			if tr, _, err := Reconstruct(m, o); err == nil && tr.Kind == Struc && len(tr.Children) >= 2 {
+				t.Fatalf("trial %d: window bound %d > optimum %d, whose root is a struc, under %s %v: %v", trial, pb, opt, o.Constructors, o.Cost, m)
+			}
+		}
+		lb := LowerBound(m, o)
+		if lb > opt {
+			t.Fatalf("trial %d: lower bound %d > optimum %d under %s %v: %v", trial, lb, opt, o.Constructors, o.Cost, m)
+		}
+		// the approximation's second window pass, with the optimum as
+		// its upper bound
+		if up := strucBoundUpTo(m, o, 1, lb, opt); up > opt {
+			t.Fatalf("trial %d: shape bound with target %d: %d under %s %v: %v", trial, opt, up, o.Constructors, o.Cost, m)
+		} else {
+			lb = max(lb, up)
+		}
+		if lb == opt {
+			certified++
+			noExcess = true
+			old := max(LowerBound(m, o), strucBoundUpTo(m, o, 1, 0, opt))
+			noExcess = false
+			if old < lb {
+				raised++
+			}
+		}
+	}
+	if checked < trials/2 || raised == 0 {
+		t.Errorf("checked %d maps, %d certified, %d only with the excess bound", checked, certified, raised)
+	}
+	t.Logf("checked %d, certified %d, only with the excess bound %d", checked, certified, raised)
+}

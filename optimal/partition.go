@@ -11,32 +11,29 @@ import (
 // 25,662 elements) take 1.7 and 2.4 million.
 const maxPartitionWork = 1 << 22
 
-// maxPartitionTarget is the largest target partitionBound takes: windows
-// are cut once their bound reaches the target, which keeps them few only
-// when it is small (a target of thousands — index lists — would make
-// every window of up to thousands of elements an edge).
-const maxPartitionTarget = 256
-
 // partitionBound is the root-struc case of the shape bound made window by
-// window (docs/normalization.md, "Lower bounds", 6): a lower bound, capped
-// at target, on every tree whose root is a struc S of k ≥ 2 children (sets
-// with struc, without sbuc and contig). In a least-cost tree in canonical
-// form no child of a struc is a struc (merging them saves struc + ix +
-// type) or a node of one copy (a vec of count 1 is removed, an idx or
-// idxbuc of one entry folded into the struc's displacement), so each child
-// of S is a leaf over one element, or a vec, idx or idxbuc of c ≥ 2 copies
-// of a subtree: its window of m splits into c translated blocks of q
-// elements, and it costs at least levelCost of the block starts plus a
-// lower bound of the aligned block (a leaf for q = 1; a leaf and a vec for
-// an arithmetic block of one type; else the least of two interior nodes
-// and a leaf, one idx, idxbuc or struc over leaves). S costs struc plus,
-// per child, ix + type and the child's cost; the least over partitions of
-// m into k ≥ 2 such windows is a shortest path over positions 0 … n, each
-// window an edge. Windows are found by comparing consecutive blocks (a
-// polynomial hash of the letters: a collision can only add an edge and
-// lower the bound, never raise it), a window's c extended while its cost
-// can stay below target (levelCost never decreases with c). ok is false
-// when the work would exceed maxWork or target maxPartitionTarget.
+// window (docs/normalization.md, "Lower bounds", 6 and round 4): a lower
+// bound, capped at target, on every tree whose root is a struc S of k ≥ 2
+// children (sets with struc, without sbuc and contig). In a least-cost
+// tree in canonical form no child of a struc is a struc or a node of one
+// copy, so each child of S is a leaf over one element, or a vec, idx or
+// idxbuc of c ≥ 2 copies of a subtree: its window of m splits into c
+// translated blocks of q elements, and it costs at least a lower bound of
+// its level (vec only while the copies' gaps are equal, idx + c·ix,
+// idxbuc with at least 1 + ⌈ch/2⌉ buckets) plus a lower bound of the
+// aligned block (the old piece bounds; a leaf, mu per primary junction
+// inside and one interior node's excess; the excess bound of the block,
+// computed for the windows of the shortest path, which is then found
+// again). S costs struc plus, per child, ix + type and the child's cost;
+// the least over partitions of m into k ≥ 2 such windows is a shortest
+// path over positions 0 … n. The windows of one q ending at one position
+// are kept as one state per level kind (their costs grow alike with c),
+// so a run of equal blocks costs O(its copies) per q, not its square; a
+// position or window whose cost plus mu per primary junction after it
+// (a lower bound on the windows that must follow) reaches the target is
+// dropped. Blocks are compared by a polynomial hash of the letters (a
+// collision can only add an edge and lower the bound), candidate q found
+// along equal 4-grams. ok is false when the work would exceed maxWork.
 func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64, ok bool) {
 	n := len(m)
 	set, c := opts.Constructors, opts.Cost
@@ -175,113 +172,171 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 
 	dist := make([]int64, n+1)
 	par := make([][2]int32, n+1) // the window into x: its start, q (0: one element)
+	// fam is the windows of one block length q that end at a position:
+	// the least cost of those with a vec, idx and idxbuc level (the last
+	// from the bucket count 1 + ⌈ch/2⌉, ch the changes of the copies'
+	// gap — of two consecutive gaps that differ one is not the substride
+	// — kept apart for even and odd ch), the start of each, and the last
+	// gap between copies. Windows from position 0 are kept apart (z):
+	// they cannot end at n, where the others must not be lost to them.
+	// Windows of one q ending at one position share their blocks back to
+	// the shortest one's start, so their extensions are checked once.
+	type fam struct {
+		q                int32
+		z                bool
+		vec, idx, be, bo int64
+		av, ai, abe, abo int32
+		gap              int64
+	}
+	states := map[int32][]fam{}
 	var work int64
 	run := func() bool {
+		vecC, idxC, bucC, ixB := inf, inf, inf, c.Ix+c.Bucket
+		if set.Has(AllowVec) {
+			vecC = c.Vec
+		}
+		if set.Has(AllowIdx) {
+			idxC = c.Idx
+		}
+		if set.Has(AllowIdxBuc) {
+			bucC = c.IdxBuc
+		}
 		for i := range dist {
 			dist[i] = inf
 		}
 		dist[0] = 0
+		clear(states)
 		relax := func(x int, v int64, a, q int) {
-			if v < dist[x] && v+h(x) < capv {
+			if (a > 0 || x < n) && v < dist[x] && v+h(x) < capv {
 				dist[x], par[x] = v, [2]int32{int32(a), int32(q)}
 			}
 		}
+		// rest2: twice a lower bound on the windows after x, less their
+		// first ix + type + leaf: mu per primary junction from x on
+		rest2 := func(x int) int64 { return sc.mu2 * int64(pre[n]-pre[min(x, n)]) }
+		// put f (windows ending at y) into the states at y, relaxing y;
+		// a component whose cost, with the rest, reaches the target is
+		// dropped: vec never gets cheaper, and each further copy adds
+		// ix (idx) or, at a gap change, (ix + bucket)/2 (idxbuc) — at
+		// least mu — while it takes at most one primary junction (the
+		// one between the copies; those inside a copy are secondary)
+		// from the rest
+		put := func(y int, f fam) {
+			if f.vec >= capv {
+				f.vec = inf
+			}
+			if 2*f.idx+rest2(y) >= 2*capv {
+				f.idx = inf
+			}
+			// an odd ch has paid half a bucket ahead
+			if 2*f.be+rest2(y) >= 2*capv {
+				f.be = inf
+			}
+			if 2*f.bo-ixB+rest2(y) >= 2*capv {
+				f.bo = inf
+			}
+			if f.vec >= inf && f.idx >= inf && f.be >= inf && f.bo >= inf {
+				return
+			}
+			relax(y, f.vec, int(f.av), int(f.q))
+			relax(y, f.idx, int(f.ai), int(f.q))
+			relax(y, f.be, int(f.abe), int(f.q))
+			relax(y, f.bo, int(f.abo), int(f.q))
+			fs := states[int32(y)]
+			for k := range fs {
+				if g := &fs[k]; g.q == f.q && g.z == f.z {
+					if f.vec < g.vec {
+						g.vec, g.av = f.vec, f.av
+					}
+					if f.idx < g.idx {
+						g.idx, g.ai = f.idx, f.ai
+					}
+					if f.be < g.be {
+						g.be, g.abe = f.be, f.abe
+					}
+					if f.bo < g.bo {
+						g.bo, g.abo = f.bo, f.abo
+					}
+					return
+				}
+			}
+			states[int32(y)] = append(fs, f)
+		}
 		// the windows of q-blocks from a (blocks [a, a+q) and [a+q,
-		// a+2q) equal)
-		window := func(a, q int, at int64) {
+		// a+2q) equal): two copies
+		open := func(a, q int, at int64) {
 			lbb := blockLB(a, q)
 			if at+lbb+level2 >= capv {
 				return
 			}
-			// extend the window [a, a + cnt·q) while the blocks repeat;
-			// an idxbuc with substride s has a bucket per gap ≠ s and
-			// one more, and of two consecutive gaps that differ one is
-			// not s: at least 1 + ⌈ch/2⌉ buckets, ch the gap changes
-			g0 := m[a+q].Disp - m[a].Disp
-			gp, ch := g0, int64(0)
-			arith := true
-			for cnt := 2; ; cnt++ {
-				work++
-				x := a + cnt*q
-				g := m[x-q].Disp - m[x-2*q].Disp
-				arith = arith && g == g0
-				if g != gp {
-					ch++
-				}
-				gp = g
-				f := int64(cnt) - 1 - (ch+1)/2 // c − f ≥ 1 + ⌈ch/2⌉
-				lv := inf
-				if set.Has(AllowVec) && arith {
-					lv = c.Vec
-				}
-				if set.Has(AllowIdx) {
-					lv = min(lv, c.Idx+int64(cnt)*c.Ix)
-				}
-				if set.Has(AllowIdxBuc) {
-					lv = min(lv, c.IdxBuc+(int64(cnt)-f)*(c.Ix+c.Bucket))
-				}
-				v := at + lbb + lv
-				if v >= capv {
-					break // levelCost never decreases with cnt
-				}
-				if !arith {
-					// in halves, without vec: each further copy adds ix
-					// (idx) or, per gap change, (ix + bucket)/2 (idxbuc),
-					// at least mu2/2, and takes at most one primary
-					// junction (mu2/2) from the rest: once this sum
-					// reaches the target, no longer window is an edge
-					lv2 := inf
-					if set.Has(AllowIdx) {
-						lv2 = 2 * (c.Idx + int64(cnt)*c.Ix)
+			b := at + lbb
+			f := fam{q: int32(q), z: a == 0, vec: inf, idx: inf, be: inf, bo: inf, av: int32(a), ai: int32(a), abe: int32(a), abo: int32(a),
+				gap: m[a+q].Disp - m[a].Disp}
+			if vecC < inf {
+				f.vec = b + vecC
+			}
+			if idxC < inf {
+				f.idx = b + idxC + 2*c.Ix
+			}
+			if bucC < inf {
+				f.be = b + bucC + ixB // one bucket, ch = 0
+			}
+			put(a+2*q, f)
+		}
+		for a := 0; a <= n; a++ {
+			// the windows ending at a, one copy longer
+			if fs, ok := states[int32(a)]; ok {
+				delete(states, int32(a))
+				for _, f := range fs {
+					q := int(f.q)
+					if a+q > n {
+						continue
 					}
-					if set.Has(AllowIdxBuc) {
-						lv2 = min(lv2, 2*c.IdxBuc+(2+ch)*(c.Ix+c.Bucket))
+					work++
+					if !blockEq(a-q, q) {
+						continue
 					}
-					if 2*(at+lbb)+lv2+sc.mu2*int64(pre[n]-pre[min(x+1, n)]) >= 2*capv {
-						break
+					g := m[a].Disp - m[a-q].Disp
+					e := fam{q: f.q, z: f.z, vec: inf, idx: satAdd(f.idx, c.Ix), be: f.be, bo: f.bo, av: f.av, ai: f.ai, abe: f.abe, abo: f.abo, gap: g}
+					if g == f.gap {
+						e.vec = f.vec
+					} else {
+						// ch + 1: ⌈ch/2⌉ grows when ch was even
+						e.bo, e.abo = satAdd(f.be, ixB), f.abe
+						e.be, e.abe = f.bo, f.abo
 					}
-				}
-				if a > 0 || x < n {
-					relax(x, v, a, q)
-				}
-				if x+q > n || !blockEq(x-q, q) {
-					break
+					put(a+q, e)
 				}
 			}
-		}
-		for a := 0; a < n; a++ {
-			if dist[a] >= inf || dist[a]+h(a) >= capv {
+			if a == n || dist[a] >= inf || dist[a]+h(a) >= capv {
 				continue
 			}
 			at := dist[a] + w
-			if a+1 < n || a > 0 {
-				relax(a+1, at+l1, a, 0)
-			}
+			relax(a+1, at+l1, a, 0)
 			// short blocks directly, longer ones along the k-gram chain
 			for q := 1; q <= kg && a+2*q <= n; q++ {
 				work++
 				if blockEq(a, q) {
-					window(a, q, at)
+					open(a, q, at)
 				}
 			}
-			if a+1 >= n {
-				continue
-			}
-			for j := nxt[a+1]; j >= 0; j = nxt[j] {
-				q := int(j) - a - 1
-				if a+2*q > n {
-					break
-				}
-				work++
-				if q <= kg {
-					continue
-				}
-				// a longer block has at least as many primary junctions
-				if at+l1+muP(a+1, a+q)+level2 >= capv {
-					break
-				}
-				if blockEq(a, q) {
-					window(a, q, at)
+			if a+1 < n {
+				for j := nxt[a+1]; j >= 0; j = nxt[j] {
+					q := int(j) - a - 1
+					if a+2*q > n {
+						break
+					}
+					work++
+					if q <= kg {
+						continue
+					}
+					// a longer block has at least as many primary junctions
+					if at+l1+muP(a+1, a+q)+level2 >= capv {
+						break
+					}
+					if blockEq(a, q) {
+						open(a, q, at)
+					}
 				}
 			}
 			if work > maxWork {
@@ -298,6 +353,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		if dist[n] >= capv {
 			return target, true
 		}
+
 		// bound the blocks of the windows on the shortest path by
 		// blockExcess (their own chains and primary junctions); again if
 		// that raised one

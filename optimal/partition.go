@@ -11,6 +11,10 @@ import (
 // 25,662 elements) take 1.7 and 2.4 million.
 const maxPartitionWork = 1 << 22
 
+// maxPartitionStates bounds the window states partitionBound holds at
+// once (about 100 bytes each with the map): 2^18, 26 MB.
+const maxPartitionStates = 1 << 18
+
 // partitionBound is the root-struc case of the shape bound made window by
 // window (docs/normalization.md, "Lower bounds", 6 and round 4): a lower
 // bound, capped at target, on every tree whose root is a struc S of k ≥ 2
@@ -152,20 +156,23 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		nxt[i] = -1
 	}
 	if n > kg+1 {
-		idx := make([]int32, 0, n-kg)
-		for j := 1; j+kg <= n; j++ {
-			idx = append(idx, int32(j))
+		type gram struct {
+			h uint64
+			j int32
 		}
-		hk := func(j int32) uint64 { return lh.sub(int(j), int(j)+kg) }
-		slices.SortFunc(idx, func(x, y int32) int {
-			if c := cmp.Compare(hk(x), hk(y)); c != 0 {
+		gs := make([]gram, 0, n-kg)
+		for j := 1; j+kg <= n; j++ {
+			gs = append(gs, gram{lh.sub(j, j+kg), int32(j)})
+		}
+		slices.SortFunc(gs, func(x, y gram) int {
+			if c := cmp.Compare(x.h, y.h); c != 0 {
 				return c
 			}
-			return cmp.Compare(x, y)
+			return cmp.Compare(x.j, y.j)
 		})
-		for t := 0; t+1 < len(idx); t++ {
-			if hk(idx[t]) == hk(idx[t+1]) {
-				nxt[idx[t]] = idx[t+1]
+		for t := 0; t+1 < len(gs); t++ {
+			if gs[t].h == gs[t+1].h {
+				nxt[gs[t].j] = gs[t+1].j
 			}
 		}
 	}
@@ -189,6 +196,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		gap              int64
 	}
 	states := map[int32][]fam{}
+	live := 0 // states held
 	var work int64
 	run := func() bool {
 		vecC, idxC, bucC, ixB := inf, inf, inf, c.Ix+c.Bucket
@@ -206,6 +214,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		}
 		dist[0] = 0
 		clear(states)
+		live = 0
 		relax := func(x int, v int64, a, q int) {
 			if (a > 0 || x < n) && v < dist[x] && v+h(x) < capv {
 				dist[x], par[x] = v, [2]int32{int32(a), int32(q)}
@@ -261,6 +270,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 				}
 			}
 			states[int32(y)] = append(fs, f)
+			live++
 		}
 		// the windows of q-blocks from a (blocks [a, a+q) and [a+q,
 		// a+2q) equal): two copies
@@ -272,6 +282,31 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 			b := at + lbb
 			f := fam{q: int32(q), z: a == 0, vec: inf, idx: inf, be: inf, bo: inf, av: int32(a), ai: int32(a), abe: int32(a), abo: int32(a),
 				gap: m[a+q].Disp - m[a].Disp}
+			if q >= 2 && int(arun[a]) >= 2*q && vecC < inf && l1+vecC <= lbb+level2 {
+				// the first c0 − 1 copies lie in a run of one type at one
+				// gap: a window of c ≤ c0 − 1 copies costs at least a vec
+				// of its elements (the window of q = 1 from a, also an
+				// edge); the windows from c0 copies on are the family's
+				c0 := int(arun[a])/q + 1
+				if a+c0*q > n || !blockEq(a+(c0-2)*q, q) {
+					return
+				}
+				g0, g := f.gap, m[a+(c0-1)*q].Disp-m[a+(c0-2)*q].Disp
+				f.gap = g
+				if g == g0 {
+					f.vec = b + vecC
+					if bucC < inf {
+						f.be = b + bucC + ixB
+					}
+				} else if bucC < inf {
+					f.bo = b + bucC + 2*ixB // ch = 1: two buckets
+				}
+				if idxC < inf {
+					f.idx = b + idxC + int64(c0)*c.Ix
+				}
+				put(a+c0*q, f)
+				return
+			}
 			if vecC < inf {
 				f.vec = b + vecC
 			}
@@ -287,6 +322,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 			// the windows ending at a, one copy longer
 			if fs, ok := states[int32(a)]; ok {
 				delete(states, int32(a))
+				live -= len(fs)
 				for _, f := range fs {
 					q := int(f.q)
 					if a+q > n {
@@ -339,7 +375,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 					}
 				}
 			}
-			if work > maxWork {
+			if work > maxWork || live > maxPartitionStates {
 				return false
 			}
 		}

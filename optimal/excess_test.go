@@ -115,3 +115,76 @@ func TestExcessBound(t *testing.T) {
 	}
 	t.Logf("checked %d, certified %d, only with the excess bound %d", checked, certified, raised)
 }
+
+// TestWindowRuns: the window bound's shortcuts inside runs of one type at
+// one gap (only q dividing the run, q = r and longer q through the letter
+// that ends the run; windows inside the run as vecs of its elements) give
+// the same bound as every q and every window, on rows of random lengths
+// at random jumps, blocks of a few elements, and a second type, under the
+// paper's and random costs and targets.
+func TestWindowRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 3))
+	differ := 0
+	for trial := range boundTrials(1500) {
+		var m TypeMap
+		var d int64
+		if r.IntN(2) == 0 {
+			// a row of k·q elements, then blocks of q at random jumps
+			q := 2 + r.IntN(4)
+			for range q * (1 + r.IntN(6)) {
+				m = append(m, Elem{"int", d})
+				d += 4
+			}
+			for range 1 + r.IntN(12) {
+				d += int64(4 * r.IntN(12))
+				for range q {
+					m = append(m, Elem{"int", d})
+					d += 4
+				}
+			}
+		}
+		for range r.IntN(4) {
+			gap := int64(4)
+			if r.IntN(4) == 0 {
+				gap = int64(4 * (2 + r.IntN(2)))
+			}
+			ln := 1 + r.IntN(40)
+			if r.IntN(3) == 0 {
+				ln = 1 + r.IntN(4)
+			}
+			for range ln {
+				m = append(m, Elem{"int", d})
+				d += gap
+			}
+			d += int64(4 * r.IntN(40))
+		}
+		if len(m) < 2 {
+			continue
+		}
+		if r.IntN(5) == 0 {
+			m[r.IntN(len(m))].Type = "double"
+		}
+		o := DefaultOptions()
+		if r.IntN(3) == 0 {
+			c := &o.Cost
+			for _, f := range []*int64{&c.Leaf, &c.Vec, &c.Idx, &c.IdxBuc, &c.Struc, &c.Ix, &c.Bucket, &c.Type} {
+				*f = int64(r.IntN(6))
+			}
+			o.Constructors = AllowStruc | Constructors(r.IntN(8))
+		}
+		target := int64(10 + r.IntN(200))
+		got, ok1 := partitionBound(m, o, target, 1<<30)
+		plainWindows = true
+		want, ok2 := partitionBound(m, o, target, 1<<30)
+		plainWindows = false
+		if ok1 != ok2 || got != want {
+			t.Fatalf("trial %d: with the run shortcuts %d (%v), without %d (%v), target %d under %s %v: %v", trial, got, ok1, want, ok2, target, o.Constructors, o.Cost, m)
+		}
+		if got < target {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("no map below its target")
+	}
+}

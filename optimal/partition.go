@@ -147,6 +147,21 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		}
 		return v
 	}
+	// nonArith is blockLB's bound for a block of q ≥ 2 elements that is
+	// not one type at one gap (0 for one that is): non-decreasing in q
+	nonArith := func(a, q int) int64 {
+		if q < 2 || int(arun[a]) >= q {
+			return 0
+		}
+		v := min(l1+2*inner, satAdd(c.Struc, int64(q)*(w+l1)))
+		if set.Has(AllowIdx) {
+			v = min(v, c.Idx+int64(q)*c.Ix+l1)
+		}
+		if set.Has(AllowIdxBuc) {
+			v = min(v, c.IdxBuc+2*(c.Ix+c.Bucket)+l1)
+		}
+		return v
+	}
 	// nxt[j]: the next j' > j whose letters j' … j'+3 equal j … j+3
 	// (hashed), −1 if none: candidate block lengths q ≥ 5 from a are
 	// nxt-chain positions from a+1 (q = j' − a − 1)
@@ -174,6 +189,48 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 			if gs[t].h == gs[t+1].h {
 				nxt[gs[t].j] = gs[t+1].j
 			}
+		}
+	}
+
+	// nxtL[j]: the next j' > j with letter j' = letter j, −1 if none
+	nxtL := make([]int32, n)
+	{
+		type let struct {
+			g    int64
+			t, j int32
+		}
+		ls := make([]let, 0, n)
+		for j := 1; j < n; j++ {
+			ls = append(ls, let{gap[j], typ[j], int32(j)})
+		}
+		slices.SortFunc(ls, func(x, y let) int {
+			if c := cmp.Compare(x.g, y.g); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.t, y.t); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.j, y.j)
+		})
+		for i := range nxtL {
+			nxtL[i] = -1
+		}
+		for t := 0; t+1 < len(ls); t++ {
+			if ls[t].g == ls[t+1].g && ls[t].t == ls[t+1].t {
+				nxtL[ls[t].j] = ls[t+1].j
+			}
+		}
+	}
+
+	// cntK[j], cntL[j]: the later positions on j's 4-gram and letter
+	// chains
+	cntK, cntL := make([]int32, n), make([]int32, n)
+	for j := n - 1; j >= 0; j-- {
+		if nxt[j] >= 0 {
+			cntK[j] = cntK[nxt[j]] + 1
+		}
+		if nxtL[j] >= 0 {
+			cntL[j] = cntL[nxtL[j]] + 1
 		}
 	}
 
@@ -282,7 +339,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 			b := at + lbb
 			f := fam{q: int32(q), z: a == 0, vec: inf, idx: inf, be: inf, bo: inf, av: int32(a), ai: int32(a), abe: int32(a), abo: int32(a),
 				gap: m[a+q].Disp - m[a].Disp}
-			if q >= 2 && int(arun[a]) >= 2*q && vecC < inf && l1+vecC <= lbb+level2 {
+			if !plainWindows && q >= 2 && int(arun[a]) >= 2*q && vecC < inf && l1+vecC <= lbb+level2 {
 				// the first c0 − 1 copies lie in a run of one type at one
 				// gap: a window of c ≤ c0 − 1 copies costs at least a vec
 				// of its elements (the window of q = 1 from a, also an
@@ -349,29 +406,95 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 			}
 			at := dist[a] + w
 			relax(a+1, at+l1, a, 0)
-			// short blocks directly, longer ones along the k-gram chain
-			for q := 1; q <= kg && a+2*q <= n; q++ {
-				work++
-				if blockEq(a, q) {
-					open(a, q, at)
-				}
-			}
-			if a+1 < n {
-				for j := nxt[a+1]; j >= 0; j = nxt[j] {
-					q := int(j) - a - 1
-					if a+2*q > n {
-						break
-					}
+			if r := int(arun[a]); !plainWindows && r >= 2 && vecC < inf && vecC <= inner+level2 {
+				// elements a … a+r−1 are one type at one gap (Lemma 9):
+				// q = 1; q dividing r with 2q ≤ r (the windows inside the
+				// run are vecs of its elements, the others have a copy
+				// starting at its end); q = r; and longer q whose block
+				// holds the letter that ends the run, which recurs q
+				// later. Every other q has unequal blocks.
+				half := (n - a) / 2
+				try := func(q int) {
 					work++
-					if q <= kg {
-						continue
+					if q <= half && blockEq(a, q) {
+						open(a, q, at)
 					}
-					// a longer block has at least as many primary junctions
-					if at+l1+muP(a+1, a+q)+level2 >= capv {
-						break
+				}
+				try(1)
+				for k := 2; k*k <= r; k++ {
+					if r%k == 0 {
+						if 2*k <= r {
+							try(k)
+						}
+						if k2 := r / k; k2 != k && 2*k2 <= r {
+							try(k2)
+						}
 					}
+				}
+				try(r)
+				// q > r: along the shorter of the two chains — the
+				// letter that ends the run, or the 4-gram from a+1
+				if e := a + r; e < n && cntL[e] <= cntK[a+1] {
+					for j := nxtL[e]; j >= 0; j = nxtL[j] {
+						q := int(j) - e
+						if q > half {
+							break
+						}
+						work++
+						if q <= r {
+							continue
+						}
+						if at+max(l1+muP(a+1, a+q), nonArith(a, q))+level2 >= capv {
+							break
+						}
+						try(q)
+					}
+				} else if e < n {
+					for q := r + 1; q <= kg; q++ {
+						try(q)
+					}
+					for j := nxt[a+1]; j >= 0; j = nxt[j] {
+						q := int(j) - a - 1
+						if q > half {
+							break
+						}
+						work++
+						if q <= max(r, kg) {
+							continue
+						}
+						if at+max(l1+muP(a+1, a+q), nonArith(a, q))+level2 >= capv {
+							break
+						}
+						try(q)
+					}
+				}
+			} else {
+				// short blocks directly, longer ones along the k-gram chain
+				for q := 1; q <= kg && a+2*q <= n; q++ {
+					work++
 					if blockEq(a, q) {
 						open(a, q, at)
+					}
+				}
+				if a+1 < n {
+					for j := nxt[a+1]; j >= 0; j = nxt[j] {
+						q := int(j) - a - 1
+						if a+2*q > n {
+							break
+						}
+						work++
+						if q <= kg {
+							continue
+						}
+						// a longer block has at least as many primary junctions,
+						// and past the run of one gap from a its bound is at
+						// least nonArith(q), which grows with q
+						if at+max(l1+muP(a+1, a+q), nonArith(a, q))+level2 >= capv {
+							break
+						}
+						if blockEq(a, q) {
+							open(a, q, at)
+						}
 					}
 				}
 			}
@@ -411,3 +534,7 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 	}
 	return min(target, c.Struc+min(dist[n], capv)), true
 }
+
+// plainWindows turns off partitionBound's shortcuts for runs of one type
+// at one gap (tests compare the bound with and without them).
+var plainWindows bool

@@ -188,3 +188,37 @@ func TestWindowRuns(t *testing.T) {
 		t.Errorf("no map below its target")
 	}
 }
+
+// wrfRows is the shape of DDTBench's WRF_y_vec send type at its large
+// size, smaller: nine runs of 39–41 rows of l floats (4 B apart, rows
+// l·4 + 24 B apart) at irregular starts.
+func wrfRows(l, rows int) TypeMap {
+	var m TypeMap
+	bases := []int64{0, 1 << 20, 3 << 20, 4 << 20, 7 << 20, 9 << 20, 12 << 20, 13 << 20, 17 << 20}
+	for k, b := range bases {
+		for r := range rows + k%3 - 1 {
+			for j := range l {
+				m = append(m, Elem{"float", b + int64(r)*int64(4*l+24) + int64(4*j)})
+			}
+		}
+	}
+	return m
+}
+
+// TestWindowBoundRows: the WRF_y shape of 92,160 elements (rows of 256)
+// is proven optimal at cost 28 (an idxbuc of nine buckets of rows) by the
+// window bound with Lemma 9's candidates; without them its steps exceed
+// the limit and the bound stays below.
+func TestWindowBoundRows(t *testing.T) {
+	m := wrfRows(256, 40)
+	tree, cost, lower, exact, err := ReconstructLarge(m, DefaultOptions())
+	if err != nil || !exact || cost != 28 || lower != 28 || !flattensTo(tree, m) {
+		t.Fatalf("cost %d in [%d, ·], exact %v (%v)", cost, lower, exact, err)
+	}
+	plainWindows = true
+	_, _, lower, exact, _ = ReconstructLarge(m, DefaultOptions())
+	plainWindows = false
+	if exact || lower >= 28 {
+		t.Errorf("without the run shortcuts: lower bound %d (the test would not need them)", lower)
+	}
+}

@@ -118,12 +118,30 @@ func lowerBound(m TypeMap, opts Options, depth int) int64 {
 	if len(m) < 2 {
 		return lb
 	}
-	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), phraseBound(m, opts))
-	lb = max(lb, letterBound(m, opts))
-	if len(m) >= 3 && !opts.Constructors.Has(AllowContig) && !opts.Constructors.Has(AllowSBuc) {
-		// the junction and excess bounds share the primary junctions
-		r, k := primaryCount(m, primaryTries)
-		lb = max(lb, primaryBoundOf(r, k, opts), excessBound(m, opts, r, k))
+	// the list of every element is a tree when its node is allowed: once
+	// a bound reaches its cost, no other can exceed it (an index list of
+	// distinct gaps, proven by the junction bound, skips the rest)
+	upper := int64(math.MaxInt64)
+	if opts.Constructors.Has(AllowStruc) || (opts.Constructors.Has(AllowIdx) && oneType(m)) {
+		upper = ListCost(m, opts)
+	}
+	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), letterBound(m, opts))
+	var r, k int64
+	primaries := len(m) >= 3 && !opts.Constructors.Has(AllowContig) && !opts.Constructors.Has(AllowSBuc)
+	if primaries {
+		r, k = primaryCount(m, primaryTries)
+		lb = max(lb, primaryBoundOf(r, k, opts))
+	}
+	if lb >= upper {
+		return lb
+	}
+	lb = max(lb, phraseBound(m, opts))
+	if primaries {
+		// the excess bound shares the primary junctions
+		lb = max(lb, excessBound(m, opts, r, k))
+	}
+	if lb >= upper {
+		return lb
 	}
 	return max(lb, strucBound(m, opts, depth, lb))
 }

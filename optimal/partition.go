@@ -67,6 +67,23 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 		return 0, false
 	}
 
+	// pre[i]: the primary junctions among 1 … i−1 (primaryFlags)
+	prim, _ := primaryFlags(m, primaryTries)
+	pre := make([]int32, n+1)
+	for i := 1; i <= n; i++ {
+		pre[i] = pre[i-1]
+		if prim[i-1] {
+			pre[i]++
+		}
+	}
+	prim = nil
+	// every partition costs ix + type + a leaf and mu per primary
+	// junction at least (h(0) below): nothing to search when that
+	// reaches the target (an index list of distinct gaps)
+	if w+l1+(sc.mu2*int64(pre[n]-pre[1])+1)/2 >= capv {
+		return target, true
+	}
+
 	lh := newLetterHash(m)
 	typ, gap := lh.typ, lh.gap
 	// blocks [x, x+q) and [x+q, x+2q) equal once aligned (up to hash
@@ -96,16 +113,6 @@ func partitionBound(m TypeMap, opts Options, target, maxWork int64) (bound int64
 			arun[i] = 2
 		}
 	}
-	// pre[i]: the primary junctions among 1 … i−1 (primaryFlags)
-	prim, _ := primaryFlags(m, primaryTries)
-	pre := make([]int32, n+1)
-	for i := 1; i <= n; i++ {
-		pre[i] = pre[i-1]
-		if prim[i-1] {
-			pre[i]++
-		}
-	}
-	prim = nil
 	// half-ceil of mu2·(primary junctions among lo … hi−1)
 	muP := func(lo, hi int) int64 {
 		if hi <= lo {

@@ -80,7 +80,7 @@ func checkMemory(n int, per int64) error {
 }
 
 // LowerBound returns a lower bound on the cost of every tree over
-// opts.Constructors whose flattening is m: the largest of six bounds,
+// opts.Constructors whose flattening is m: the largest of eight bounds,
 // each proven in docs/normalization.md ("Lower bounds"):
 //
 //   - the node bound: every basic type is some leaf's, and a map of two or
@@ -99,7 +99,12 @@ func checkMemory(n int, per int64) error {
 //     least-cost chain (struc-free trees) and lower bounds on trees with a
 //     topmost struc of two or more pieces (strucBound);
 //   - the letter bound: every distinct gap (with its type) is added by
-//     some node, lists at Ix (or more) each (letterBound).
+//     some node, lists at Ix (or more) each (letterBound);
+//   - the junction bound (contig and sbuc not allowed): junctions that no
+//     repetition explains have slots of their own (primaryBound);
+//   - the excess bound (struc allowed, contig and sbuc not): those slots
+//     plus every node's fixed cost, a tree being a chain or holding a
+//     struc of two entries (excessBound).
 //
 // O(n log n) time; m must hold valid displacements (Reconstruct's checks).
 func LowerBound(m TypeMap, opts Options) int64 {
@@ -113,8 +118,31 @@ func lowerBound(m TypeMap, opts Options, depth int) int64 {
 	if len(m) < 2 {
 		return lb
 	}
-	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), phraseBound(m, opts))
-	lb = max(lb, letterBound(m, opts), primaryBound(m, opts))
+	// the list of every element is a tree when its node is allowed: once
+	// a bound reaches its cost, no other can exceed it (an index list of
+	// distinct gaps, proven by the junction bound, skips the rest)
+	upper := int64(math.MaxInt64)
+	if opts.Constructors.Has(AllowStruc) || (opts.Constructors.Has(AllowIdx) && oneType(m)) {
+		upper = ListCost(m, opts)
+	}
+	lb = max(lb, oneNodeBound(m, opts), twoNodeBound(m, opts), letterBound(m, opts))
+	var r, k int64
+	primaries := len(m) >= 3 && !opts.Constructors.Has(AllowContig) && !opts.Constructors.Has(AllowSBuc)
+	if primaries {
+		r, k = primaryCount(m, primaryTries)
+		lb = max(lb, primaryBoundOf(r, k, opts))
+	}
+	if lb >= upper {
+		return lb
+	}
+	lb = max(lb, phraseBound(m, opts))
+	if primaries {
+		// the excess bound shares the primary junctions
+		lb = max(lb, excessBound(m, opts, r, k))
+	}
+	if lb >= upper {
+		return lb
+	}
 	return max(lb, strucBound(m, opts, depth, lb))
 }
 

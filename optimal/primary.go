@@ -32,11 +32,18 @@ const primaryTries = 8
 // occurrences of the letter are tried. O(n·primaryTries·log n).
 func primaryBound(m TypeMap, opts Options) int64 {
 	n := len(m)
-	set, c := opts.Constructors, opts.Cost
+	set := opts.Constructors
 	if n < 3 || set.Has(AllowContig) || set.Has(AllowSBuc) {
 		return 0
 	}
 	r, k := primaryCount(m, primaryTries)
+	return primaryBoundOf(r, k, opts)
+}
+
+// primaryBoundOf is primaryBound given the primary junctions and the basic
+// types of the map.
+func primaryBoundOf(r, k int64, opts Options) int64 {
+	set, c := opts.Constructors, opts.Cost
 	if r == 0 {
 		return k * c.Leaf
 	}
@@ -72,7 +79,21 @@ func primaryBound(m TypeMap, opts Options) int64 {
 // primaryBound; at most tries earlier occurrences examined per junction)
 // and the number of basic types.
 func primaryCount(m TypeMap, tries int) (r, k int64) {
+	prim, k := primaryFlags(m, tries)
+	for _, p := range prim {
+		if p {
+			r++
+		}
+	}
+	return r, k
+}
+
+// primaryFlags reports which junctions of m are primary (prim[i] for
+// junction i, 1 ≤ i < n; prim[0] is false), at most tries earlier
+// occurrences examined per junction, and the number of basic types.
+func primaryFlags(m TypeMap, tries int) (prim []bool, k int64) {
 	n := len(m)
+	prim = make([]bool, n)
 	lh := newLetterHash(m)
 	type letter struct {
 		t int32
@@ -140,9 +161,7 @@ func primaryCount(m TypeMap, tries int) (r, k int64) {
 				break
 			}
 		}
-		if !secondary {
-			r++
-		}
+		prim[i] = !secondary
 	}
-	return r, int64(len(types))
+	return prim, int64(len(types))
 }

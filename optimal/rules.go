@@ -402,7 +402,7 @@ func approximateAt(m TypeMap, opts Options, maxSeq, depth int) (tree *Node, cost
 			tree, cost = t, c
 		}
 	}
-	if cost > lower && cost <= maxPartitionTarget {
+	if cost > lower {
 		// the window bound with the answer's cost as its target (the
 		// shape bound's own target may be far larger: no cheap chain)
 		lower = max(lower, strucBoundUpTo(m, opts, 1, lower, cost))

@@ -126,7 +126,14 @@ func strucBoundUpTo(m TypeMap, opts Options, depth int, floor, upper int64) int6
 		// a root struc: its children window by window, when that fits
 		// the work bound, else as for the other q
 		target := min(best, ListCost(m, opts), upper)
-		if pb, ok := partitionBound(m, opts, target, maxPartitionWork); ok {
+		work := int64(maxPartitionWork)
+		if upper == math.MaxInt64 && n > MaxLen {
+			// LowerBound of a large map: without a known tree the
+			// target is rarely tight; approximate calls again with
+			// its answer's cost and the whole budget
+			work >>= 4
+		}
+		if pb, ok := partitionBound(m, opts, target, work); ok {
 			best = min(best, pb) // every k, with or without single elements
 		} else {
 			// the generic cases, and the single-element one below

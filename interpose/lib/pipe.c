@@ -48,6 +48,7 @@ static atomic_int pl_seq;
 #define PL_PROBE (1 << 20)
 #define PL_PACKETS 4
 #define PL_MINPACKET (8 << 10)
+#define PL_REPS 3
 static double pl_cost = PL_COST;
 static int64_t pl_wait = PL_WAIT;
 static int pl_debug; // DDT_MPI_PIPE_DEBUG=1: print the cost rule's decisions
@@ -184,12 +185,13 @@ static int pl_ranges(const ddt_tinfo *ti, int64_t packet) {
 // type is also timed once (on its first message of more than PL_L0 packed
 // bytes after ddt generated its native code, or its DDT_MPI_PIPE_WAIT-th,
 // default PL_WAIT): ddt packs the first PL_PROBE bytes of that message
-// into a scratch buffer by the path the packets would take (best of two). If that took DDT_MPI_PIPE_COST ns
-// per byte or more (default PL_COST), every message of the type of more
-// than PL_L0 packed bytes whose byte ranges are cheap (pl_ranges) is
-// pipelined, in packets of a size that gives the rest of the message at
-// least PL_PACKETS packets (pl_cost_packet). DDT_MPI_PIPE_COST=0 switches
-// the rule off.
+// into a scratch buffer by the path the packets would take (best of
+// PL_REPS: on a loaded machine a single timing may be preempted). If that
+// took DDT_MPI_PIPE_COST ns per byte or more (default PL_COST), every
+// message of the type of more than PL_L0 packed bytes whose byte ranges
+// are cheap (pl_ranges) is pipelined, in packets of a size that gives the
+// rest of the message at least PL_PACKETS packets (pl_cost_packet).
+// DDT_MPI_PIPE_COST=0 switches the rule off.
 
 // pl_cost_packet is the packet size of a message of n bytes pipelined by
 // cost: the rest after packet 0 in PL_PACKETS packets or more, each a
@@ -217,7 +219,7 @@ static int pl_costly(const ddt_tinfo *ti, const void *buf, int64_t count, int64_
 	if (!tmp) return 0;
 	double best = 1e30;
 	int ok = 1;
-	for (int r = 0; r < 2 && ok; r++) {
+	for (int r = 0; r < PL_REPS && ok; r++) {
 		double t0 = pl_now();
 		ok = pl_pack(ti, buf, count, 0, len, tmp);
 		double t = pl_now() - t0;

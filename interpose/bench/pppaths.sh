@@ -24,7 +24,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -f "$OUT/layouts.h" ] || (cd "$ROOT" && go run ./cmd/ddt/internal/bench/ppgen -ddtbench medium,large) > "$OUT/layouts.h"
 mpicc.$MPI -O2 -std=gnu11 -w -I"$OUT" "$HERE/ddtpp.c" -o "$OUT/ddtpp_$MPI"
 # the layouts: {"id", "size", ..., packed bytes (8th field), ...}
-grep -E '^\s*\{"' "$OUT/layouts.h" | awk -F', ' -v min="$MIN" '{gsub(/[{"]/, "", $1); gsub(/"/, "", $2); p = $8; sub(/L$/, "", p); if (p + 0 >= min) print $1, $2}' | sort -u | grep -E "$ONLY" |
+grep -E '^\s*\{"' "$OUT/layouts.h" | awk -F', ' -v min="$MIN" '{gsub(/[{" ]/, "", $1); gsub(/"/, "", $2); p = $8; sub(/L$/, "", p); if (p + 0 >= min) print $1, $2}' | sort -u | grep -E "$ONLY" |
 while read -r id sz; do
     line="$MPI $id $sz"
     for spec in "${BL[@]}"; do

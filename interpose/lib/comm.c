@@ -632,7 +632,7 @@ SENDLIKE(Bsend, 0)
 // is packet 0's, whose staging its record releases.
 static int isend_pl(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
 	MPI_Comm comm, MPI_Request *request, int *rc) {
-	if (!mode || pl_comm == MPI_COMM_NULL || n <= pl_threshold) return 0;
+	if (!mode || pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
 	pend *p = pnew(0, 0, ti, NULL, PL_L0, buf, count);
 	if (!p) return 0;
 	void *p0 = NULL;

@@ -27,7 +27,9 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 // MPI_STATUSES_IGNORE is a null array to gcc
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
@@ -38,6 +40,18 @@ MPI_Comm pl_comm = MPI_COMM_NULL; // the private communicator; NULL: no pipelini
 int64_t pl_threshold = PL_THRESHOLD, pl_packet = PL_PACKET;
 static int pl_tagmax, pl_me;
 static atomic_int pl_seq;
+// pipelining by cost ("pipelining by cost" below): the defaults of
+// DDT_MPI_PIPE_COST (ns per packed byte) and DDT_MPI_PIPE_WAIT, the bytes
+// timed, the packets of the rest at least, the smallest packet
+#define PL_COST 0.15
+#define PL_WAIT 3
+#define PL_PROBE (1 << 20)
+#define PL_PACKETS 4
+#define PL_MINPACKET (8 << 10)
+#define PL_REPS 3
+static double pl_cost = PL_COST;
+static int64_t pl_wait = PL_WAIT;
+static int pl_debug; // DDT_MPI_PIPE_DEBUG=1: print the cost rule's decisions
 
 typedef struct {
 	uint64_t magic;
@@ -76,6 +90,15 @@ void pl_setup(void) {
 	if (!ddt_on || pl_comm != MPI_COMM_NULL) return;
 	pl_threshold = envint("DDT_MPI_PIPELINE", PL_THRESHOLD);
 	pl_packet = envint("DDT_MPI_PACKET", PL_PACKET);
+	const char *e = getenv("DDT_MPI_PIPE_COST");
+	if (e && *e) {
+		char *end;
+		double x = strtod(e, &end);
+		if (!*end && x >= 0 && x < 1e9) pl_cost = x;
+	}
+	pl_wait = envint("DDT_MPI_PIPE_WAIT", PL_WAIT);
+	e = getenv("DDT_MPI_PIPE_DEBUG");
+	pl_debug = e && *e == '1';
 	if (pl_packet < 4096) pl_packet = 4096;
 	if (pl_packet > (1 << 30)) pl_packet = 1 << 30;
 	if (pl_threshold == 0) return; // off
@@ -131,14 +154,110 @@ static int pl_unpack(const ddt_tinfo *ti, void *buf, int64_t count, int64_t from
 // SPECFEM3D_cm 6.7x, LAMMPS_full 6.5x, LAMMPS_atomic and SPECFEM3D_mt
 // 1.8x; about 1x on vectors and subarrays); overlapping the
 // packing with the transfer cannot win that back, so such messages are
-// not pipelined (sender) or are unpacked whole once all packets are in
-// (receiver).
+// pipelined only when pl_ranges finds the type's ranges cheap.
 static int pl_whole(int64_t size, int64_t packet) { return size <= packet / 2; }
 
+// pl_ranges reports whether packets of the given size of ti move about as
+// fast as whole instances: they are mostly whole instances (pl_whole), or
+// the type's runs follow at most PL_PATTERNS patterns of (length, distance
+// from the previous run) (vectors, subarrays, nested vectors: ddt's range
+// path kept up with the whole pack on those, 0.4-1.4x). The pattern count
+// is asked of ddt once per type and kept in the type table.
+#define PL_PATTERNS 8
+static int pl_ranges(const ddt_tinfo *ti, int64_t packet) {
+	if (pl_whole(ti->size, packet)) return 1;
+	if (ti->prange) return ti->prange > 0;
+	if (ti->key == 0) return 0;
+	int64_t runs = 0, elem = 0;
+	int32_t r = ddtgoRegular(ti->pin, PL_PATTERNS, &runs, &elem) ? 1 : -1;
+	ddt_tset_pipe(ti->key, 1, r);
+	return r > 0;
+}
+
+// ---- pipelining by cost -------------------------------------------------------------
+//
+// The size rule (DDT_MPI_PIPELINE, instances in half a packet) misses the
+// messages where staging loses most against the MPI library's own engine:
+// single instances of 64 KB-16 MB whose data lies in short runs far apart
+// (NAS_MG_x: single doubles; WRF_x_sa: 12-byte runs), which ddt packs at a
+// fraction of memory speed. Staged, the receiver waits for the whole pack
+// and the sender for the whole unpack; MPI's engine overlaps the two. So a
+// type is also timed once (on its first message of more than PL_L0 packed
+// bytes after ddt generated its native code, or its DDT_MPI_PIPE_WAIT-th,
+// default PL_WAIT): ddt packs the first PL_PROBE bytes of that message
+// into a scratch buffer by the path the packets would take (best of
+// PL_REPS: on a loaded machine a single timing may be preempted). If that
+// took DDT_MPI_PIPE_COST ns per byte or more (default PL_COST), every
+// message of the type of more than PL_L0 packed bytes whose byte ranges
+// are cheap (pl_ranges) is pipelined, in packets of a size that gives the
+// rest of the message at least PL_PACKETS packets (pl_cost_packet).
+// DDT_MPI_PIPE_COST=0 switches the rule off.
+
+// pl_cost_packet is the packet size of a message of n bytes pipelined by
+// cost: the rest after packet 0 in PL_PACKETS packets or more, each a
+// multiple of 4 KiB, at least PL_MINPACKET and at most DDT_MPI_PACKET.
+static int64_t pl_cost_packet(int64_t n) {
+	int64_t p = (n - PL_D0 + PL_PACKETS - 1) / PL_PACKETS;
+	p = (p + 4095) & ~(int64_t)4095;
+	if (p < PL_MINPACKET) p = PL_MINPACKET;
+	if (p > pl_packet) p = pl_packet;
+	return p;
+}
+
+static double pl_now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// pl_costly times ddt's pack of the first bytes of the n-byte message of
+// count instances of ti at buf (reading the user's buffer only) and
+// reports whether it took pl_cost ns per byte or more.
+static int pl_costly(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int64_t packet) {
+	int64_t len = n < PL_PROBE ? n : PL_PROBE;
+	char *tmp = ddt_buf_get(len);
+	if (!tmp) return 0;
+	double best = 1e30;
+	int ok = 1;
+	for (int r = 0; r < PL_REPS && ok; r++) {
+		double t0 = pl_now();
+		ok = pl_pack(ti, buf, count, 0, len, tmp);
+		double t = pl_now() - t0;
+		if (t < best) best = t;
+	}
+	ddt_buf_put(tmp, len);
+	double ns = best * 1e9 / (double)len;
+	if (pl_debug)
+		fprintf(stderr, "ddt pipe: type size %lld count %lld n %lld: pack %.3f ns/B (%s), packet %lld\n",
+			(long long)ti->size, (long long)count, (long long)n, ns, ok && ns >= pl_cost ? "pipelined" : "staged",
+			(long long)packet);
+	return ok && ns >= pl_cost;
+}
+
+// pl_plan returns the packet size in which the n-byte message of count
+// instances of ti at buf is pipelined, or 0 if it is sent whole: the size
+// rule first, then the cost rule (above).
+static int64_t pl_plan(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n) {
+	if (pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
+	if (n > pl_threshold && pl_whole(ti->size, pl_packet)) return pl_packet;
+	if (pl_cost <= 0 || ti->key == 0 || ti->pstate < 0) return 0;
+	int64_t packet = pl_cost_packet(n);
+	if (!pl_ranges(ti, packet)) return 0;
+	int32_t st = ti->pstate;
+	if (st == 0) {
+		if (!ti->nat.pack && ddt_tset_pipe(ti->key, 2, 0) < pl_wait) return 0;
+		st = ddt_tset_pipe(ti->key, 0, pl_costly(ti, buf, count, n, packet) ? 1 : -1);
+	}
+	return st > 0 ? packet : 0;
+}
+
 // pl_would reports whether a message of n packed bytes of ti would be
-// pipelined by its sender here (pl_send's conditions on the type and size).
+// pipelined by its sender here (pl_plan's rules, the cost rule as far as
+// it has decided for the type).
 int pl_would(const ddt_tinfo *ti, int64_t n) {
-	return pl_comm != MPI_COMM_NULL && n > pl_threshold && pl_whole(ti->size, pl_packet);
+	if (pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
+	if (n > pl_threshold && pl_whole(ti->size, pl_packet)) return 1;
+	return pl_cost > 0 && ti->pstate > 0 && pl_ranges(ti, pl_cost_packet(n));
 }
 
 // ---- ranks --------------------------------------------------------------------
@@ -228,10 +347,12 @@ void pl_fini(void) {
 // with the MPI return code in *rc.
 int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
 	MPI_Comm comm, MPI_Request *req, void **p0out, int *rc) {
-	if (pl_comm == MPI_COMM_NULL || n <= pl_threshold || dest < 0 || !pl_whole(ti->size, pl_packet)) return 0;
+	if (pl_comm == MPI_COMM_NULL || n <= PL_L0 || dest < 0) return 0;
+	int64_t packet = pl_plan(ti, buf, count, n);
+	if (!packet) return 0;
 	int dw = pl_world(comm, dest);
 	if (dw < 0) return 0;
-	int64_t rest = n - PL_D0, np = (rest + pl_packet - 1) / pl_packet;
+	int64_t rest = n - PL_D0, np = (rest + packet - 1) / packet;
 	if (np > INT_MAX / 2) return 0;
 	char *p0 = ddt_buf_get(PL_L0), *tmp = ddt_buf_get(rest);
 	MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)np);
@@ -239,7 +360,7 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 	if (!p0 || !tmp || !reqs || !f) goto fail;
 	if (!pl_pack(ti, buf, count, 0, PL_D0, p0)) goto fail;
 	pl_hdr h = {PL_MAGIC, n, (int32_t)((unsigned)atomic_fetch_add(&pl_seq, 1) % (unsigned)pl_tagmax),
-		(int32_t)pl_packet, pl_me, 0};
+		(int32_t)packet, pl_me, 0};
 	h.check = pl_check(&h);
 	memcpy(p0 + PL_D0, &h, sizeof h);
 	MPI_Request r0;
@@ -252,8 +373,8 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 		return 1;
 	}
 	int k = 0;
-	for (int64_t off = PL_D0; off < n; off += pl_packet, k++) {
-		int64_t len = n - off < pl_packet ? n - off : pl_packet;
+	for (int64_t off = PL_D0; off < n; off += packet, k++) {
+		int64_t len = n - off < packet ? n - off : packet;
 		char *dst = tmp + (off - PL_D0);
 		// the receiver waits for these bytes: a failure to pack them here
 		// cannot fall back any more; the bytes go as they are
@@ -343,7 +464,7 @@ int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t 
 		post(s, &h, keep, off, cut, dump, &reqs[i]);
 	int64_t upto = PL_D0 < keep ? PL_D0 : keep;
 	// unpack as packets arrive, or all at the end (*done stays 0: the caller unpacks)
-	int progressive = s->kind == PL_DDT && pl_whole(s->ti.size, h.packet);
+	int progressive = s->kind == PL_DDT && pl_ranges(&s->ti, h.packet);
 	if (progressive && upto > 0 && pl_unpack(&s->ti, s->buf, s->count, 0, upto, s->mem)) *done = upto;
 	int64_t off = PL_D0;
 	for (int64_t i = 0; i < np; i++, off += h.packet) {

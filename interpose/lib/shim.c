@@ -191,6 +191,29 @@ int32_t ddt_tseen(uintptr_t key) {
 	return got;
 }
 
+int32_t ddt_tset_pipe(uintptr_t key, int which, int32_t v) {
+	int32_t got = 0;
+	pthread_rwlock_wrlock(&tlock);
+	if (tcap) {
+		for (tnode *n = tbuckets[hash(key, tcap)]; n; n = n->next) {
+			if (n->key == key) {
+				if (which == 0) {
+					if (n->info.pstate == 0) n->info.pstate = v;
+					got = n->info.pstate;
+				} else if (which == 1) {
+					got = n->info.prange = v;
+				} else {
+					got = ++n->info.pseen;
+				}
+				atomic_fetch_add_explicit(&tgen, 1, memory_order_release);
+				break;
+			}
+		}
+	}
+	pthread_rwlock_unlock(&tlock);
+	return got;
+}
+
 #if defined(__x86_64__)
 // jit_call runs generated code (see ddt.Committed.NativeCode) on n
 // instances: Go's register ABI, RCX the count, RDI the memory, RSI the

@@ -23,6 +23,13 @@ typedef struct {
 	// measured about as fast as ddt's staging: direct.c, DDT_MPI_OWN)
 	int32_t dstate, dseen;
 	MPI_Datatype dtype;
+	// pipelining by cost (pipe.c, pl_plan): pstate 0 not decided yet (pseen
+	// large messages so far), 1 messages of more than PL_L0 packed bytes
+	// are pipelined (ddt's pack measured slow per byte and the type's byte
+	// ranges are cheap), -1 only the size rule applies; prange 0 not known,
+	// 1 ranges of one instance move about as fast as whole instances
+	// (pl_whole, or runs of a few patterns: vectors, subarrays), -1 not
+	int32_t pstate, pseen, prange;
 	// nruns > 0: one instance is these runs of bytes in type-map order,
 	// each moved by one memcpy (ddt_bounds)
 	int32_t nruns;
@@ -88,6 +95,11 @@ int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, i
 int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, int64_t count, MPI_Datatype *dt);
 int32_t ddt_tset_direct(uintptr_t key, int32_t expect, int32_t state, MPI_Datatype *dt);
 int32_t ddt_tseen(uintptr_t key);
+// ddt_tset_pipe records the type's pipelining state (pipe.c): which 0 sets
+// pstate to v if it is still 0, 1 sets prange to v, 2 counts a large
+// message in pseen; it returns the field's value in the table (0: the
+// type left the table).
+int32_t ddt_tset_pipe(uintptr_t key, int which, int32_t v);
 
 // isr_live counts the generalized requests of MPI_Isendrecv(_replace)
 // not yet complete (isendrecv.c); isr_poll advances those among reqs and

@@ -355,6 +355,74 @@ int main(int argc, char **argv) {
 		free(a), free(b);
 	}
 
+	/* one large instance of a vector of doubles (the cost rule, DDT_MPI_PIPE_COST,
+	   may pipeline it in packets that split the instance; docs/interpose.md,
+	   "Pipelining by cost"): sizes between packet 0 and the threshold and
+	   above it, several messages of one type (the rule decides after a few),
+	   received as the same vector, as contiguous doubles, as a vector of
+	   another stride, by Irecv + Waitall, and by a receive too short for it
+	   (MPI_ERR_TRUNCATE, and the next message on the pair is intact) */
+	{
+		long cnts[] = {(L0 + 8) / 8 + 1, 20000, 3 * T / 16 + 5, 5 * T / 8 + 3};
+		for (int c = 0; c < 4; c++) {
+			long cnt = cnts[c];
+			MPI_Datatype v3, v2;
+			MPI_Type_vector((int)cnt, 1, 3, MPI_DOUBLE, &v3);
+			MPI_Type_commit(&v3);
+			MPI_Type_vector((int)cnt, 1, 2, MPI_DOUBLE, &v2);
+			MPI_Type_commit(&v2);
+			double *a = mk(sizeof(double) * 3 * cnt), *b = mk(sizeof(double) * 3 * cnt);
+			for (long i = 0; i < 3 * cnt; i++) a[i] = i % 3 ? -2 : i / 3 + 0.25 * c + rank_;
+			for (int round = 0; round < 8; round++) {
+				for (long i = 0; i < 3 * cnt; i++) b[i] = -1;
+				int tag = 90 + round;
+				long stride = 3;
+				if (round < 4) {
+					MPI_Sendrecv(a, 1, v3, peer, tag, b, 1, v3, peer, tag, MPI_COMM_WORLD, &st);
+					counts("vector instance", &st, v3, 1, peer, tag);
+				} else if (round == 4) {
+					MPI_Sendrecv(a, 1, v3, peer, tag, b, (int)cnt, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD, &st);
+					counts("vector instance into doubles", &st, MPI_DOUBLE, cnt, peer, tag);
+					stride = 1;
+				} else if (round == 5) {
+					MPI_Sendrecv(a, 1, v3, peer, tag, b, 1, v2, peer, tag, MPI_COMM_WORLD, &st);
+					counts("vector instance into another vector", &st, v2, 1, peer, tag);
+					stride = 2;
+				} else if (round == 6) {
+					MPI_Request q[2];
+					MPI_Irecv(b, 1, v3, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &q[0]);
+					MPI_Isend(a, 1, v3, peer, tag, MPI_COMM_WORLD, &q[1]);
+					MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+				} else {
+					/* the receive holds the first cnt-7 elements: MPI_ERR_TRUNCATE
+					   (a receive shorter than packet 0 would leave the rest of a
+					   pipelined message to MPI_Finalize: docs/interpose.md) */
+					if ((cnt - 7) * 8 < L0) continue;
+					MPI_Datatype vt;
+					MPI_Type_vector((int)cnt - 7, 1, 3, MPI_DOUBLE, &vt);
+					MPI_Type_commit(&vt);
+					MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+					MPI_Request q;
+					MPI_Isend(a, 1, v3, peer, tag, MPI_COMM_WORLD, &q);
+					int rc = MPI_Recv(b, 1, vt, peer, tag, MPI_COMM_WORLD, &st);
+					int cls = MPI_SUCCESS;
+					MPI_Error_class(rc, &cls);
+					CHECK(cls == MPI_ERR_TRUNCATE, "vector instance truncated: error class %d, want MPI_ERR_TRUNCATE", cls);
+					MPI_Wait(&q, MPI_STATUS_IGNORE);
+					MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+					MPI_Type_free(&vt);
+					continue; /* what a truncated receive holds is the MPI library's */
+				}
+				for (long i = 0; i < 3 * cnt; i++) {
+					double w = i % stride == 0 && i / stride < cnt ? i / stride + 0.25 * c + peer : -1;
+					CHECK(b[i] == w, "vector instance %ld round %d: element %ld = %g, want %g", cnt, round, i, b[i], w);
+				}
+			}
+			MPI_Type_free(&v3), MPI_Type_free(&v2);
+			free(a), free(b);
+		}
+	}
+
 	/* a receive of a type ddt does not serve (built on an f90 type) gets a
 	   pipelined message: Recv, Irecv + Wait, Sendrecv */
 	{

@@ -3,10 +3,11 @@
 // Fortran entry points (gfortran's names: mpif.h and the mpi module). The
 // Fortran bindings of MPICH and Open MPI call PMPI directly, so the C
 // wrappers never see a Fortran program's calls: these wrappers convert the
-// handles and call the C wrappers for the types ddt mirrors, and hand
-// everything else, unchanged, to the MPI library's own Fortran function
-// (pmpi_*_, found with dlsym), which keeps Fortran's special buffers
-// (MPI_BOTTOM, MPI_IN_PLACE) and every other detail as MPI has them.
+// handles and call the C wrappers for the types ddt mirrors (Fortran's
+// MPI_BOTTOM becomes C's: fbuf), and hand everything else, unchanged, to
+// the MPI library's own Fortran function (pmpi_*_, found with dlsym),
+// which keeps Fortran's MPI_IN_PLACE and every other detail as MPI has
+// them.
 #define _GNU_SOURCE
 #include "shimint.h"
 #include <dlfcn.h>

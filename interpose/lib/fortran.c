@@ -3,10 +3,11 @@
 // Fortran entry points (gfortran's names: mpif.h and the mpi module). The
 // Fortran bindings of MPICH and Open MPI call PMPI directly, so the C
 // wrappers never see a Fortran program's calls: these wrappers convert the
-// handles and call the C wrappers for the types ddt mirrors, and hand
-// everything else, unchanged, to the MPI library's own Fortran function
-// (pmpi_*_, found with dlsym), which keeps Fortran's special buffers
-// (MPI_BOTTOM, MPI_IN_PLACE) and every other detail as MPI has them.
+// handles and call the C wrappers for the types ddt mirrors (Fortran's
+// MPI_BOTTOM becomes C's: fbuf), and hand everything else, unchanged, to
+// the MPI library's own Fortran function (pmpi_*_, found with dlsym),
+// which keeps Fortran's MPI_IN_PLACE and every other detail as MPI has
+// them.
 #define _GNU_SOURCE
 #include "shimint.h"
 #include <dlfcn.h>
@@ -29,8 +30,12 @@
 #define T(f) MPI_Type_f2c(*(f))
 #define C(f) MPI_Comm_f2c(*(f))
 
-// fortran_special reports whether p is one of the MPI library's Fortran
-// MPI_BOTTOM or MPI_IN_PLACE markers.
+// fbuf gives in *c the C buffer for the Fortran buffer f of a call of a
+// served type and reports whether the C wrapper can take the call: the
+// MPI library's Fortran MPI_BOTTOM marker becomes C's MPI_BOTTOM (a
+// struct of absolute addresses is then ddt's work, as from C), while
+// MPI_IN_PLACE and a null buffer go to the MPI library's own Fortran
+// function.
 static void *fbottom, *finplace;
 static pthread_once_t fonce = PTHREAD_ONCE_INIT;
 static void fsetup(void) {
@@ -40,9 +45,12 @@ static void fsetup(void) {
 	if (!fbottom) fbottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_"); // Open MPI: the markers
 	if (!finplace) finplace = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
 }
-static int special(const void *p) {
+static int fbuf(void *f, void **c) {
 	pthread_once(&fonce, fsetup);
-	return p == NULL || (fbottom && p == fbottom) || (finplace && p == finplace);
+	*c = f;
+	if (f == NULL || (finplace && f == finplace)) return 0;
+	if (fbottom && f == fbottom) *c = MPI_BOTTOM;
+	return 1;
 }
 
 // served reports whether ddt serves the type of Fortran handle f.
@@ -182,9 +190,10 @@ void mpi_type_free_(MPI_Fint *type, MPI_Fint *ierr) {
 
 void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *type, void *outbuf, MPI_Fint *outsize, MPI_Fint *position,
 	MPI_Fint *comm, MPI_Fint *ierr) {
-	if (served(type) && !special(inbuf)) {
+	void *c_;
+	if (served(type) && fbuf(inbuf, &c_)) {
 		int pos = *position;
-		*ierr = MPI_Pack(inbuf, *incount, T(type), outbuf, *outsize, &pos, C(comm));
+		*ierr = MPI_Pack(c_, *incount, T(type), outbuf, *outsize, &pos, C(comm));
 		*position = pos;
 		return;
 	}
@@ -194,9 +203,10 @@ void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *type, void *outbuf, MPI
 
 void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *type,
 	MPI_Fint *comm, MPI_Fint *ierr) {
-	if (served(type) && !special(outbuf)) {
+	void *c_;
+	if (served(type) && fbuf(outbuf, &c_)) {
 		int pos = *position;
-		*ierr = MPI_Unpack(inbuf, *insize, &pos, outbuf, *outcount, T(type), C(comm));
+		*ierr = MPI_Unpack(inbuf, *insize, &pos, c_, *outcount, T(type), C(comm));
 		*position = pos;
 		return;
 	}
@@ -209,8 +219,9 @@ void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf
 #define FSEND(name, cfn)                                                                                  \
 	void mpi_##name##_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,          \
 		MPI_Fint *comm, MPI_Fint *ierr) {                                                                  \
-		if (served(type) && !special(buf)) {                                                               \
-			*ierr = cfn(buf, *count, T(type), *dest, *tag, C(comm));                                        \
+		void *c_;                                                                                           \
+		if (served(type) && fbuf(buf, &c_)) {                                                               \
+			*ierr = cfn(c_, *count, T(type), *dest, *tag, C(comm));                                        \
 			return;                                                                                        \
 		}                                                                                                  \
 		ORIG("pmpi_" #name "_", void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *) \
@@ -223,10 +234,11 @@ FSEND(bsend, MPI_Bsend)
 
 void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *src, MPI_Fint *tag, MPI_Fint *comm,
 	MPI_Fint *status, MPI_Fint *ierr) {
-	if (served(type) && !special(buf)) {
+	void *c_;
+	if (served(type) && fbuf(buf, &c_)) {
 		MPI_Status st;
 		fstatus_in(status, &st);
-		*ierr = MPI_Recv(buf, *count, T(type), *src, *tag, C(comm), &st);
+		*ierr = MPI_Recv(c_, *count, T(type), *src, *tag, C(comm), &st);
 		fstatus(&st, status);
 		return;
 	}
@@ -237,10 +249,11 @@ void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *src, MPI_Fi
 void mpi_sendrecv_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, MPI_Fint *dest, MPI_Fint *stag, void *rbuf,
 	MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *src, MPI_Fint *rtag, MPI_Fint *comm, MPI_Fint *status,
 	MPI_Fint *ierr) {
-	if ((served(stype) || served(rtype)) && !special(sbuf) && !special(rbuf)) {
+	void *cs_, *cr_;
+	if ((served(stype) || served(rtype)) && fbuf(sbuf, &cs_) && fbuf(rbuf, &cr_)) {
 		MPI_Status st;
 		fstatus_in(status, &st);
-		*ierr = MPI_Sendrecv(sbuf, *scount, T(stype), *dest, *stag, rbuf, *rcount, T(rtype), *src, *rtag, C(comm), &st);
+		*ierr = MPI_Sendrecv(cs_, *scount, T(stype), *dest, *stag, cr_, *rcount, T(rtype), *src, *rtag, C(comm), &st);
 		fstatus(&st, status);
 		return;
 	}
@@ -251,10 +264,11 @@ void mpi_sendrecv_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, MPI_Fint *dest
 
 void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *stag, MPI_Fint *src,
 	MPI_Fint *rtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
-	if (served(type) && !special(buf)) {
+	void *c_;
+	if (served(type) && fbuf(buf, &c_)) {
 		MPI_Status st;
 		fstatus_in(status, &st);
-		*ierr = MPI_Sendrecv_replace(buf, *count, T(type), *dest, *stag, *src, *rtag, C(comm), &st);
+		*ierr = MPI_Sendrecv_replace(c_, *count, T(type), *dest, *stag, *src, *rtag, C(comm), &st);
 		fstatus(&st, status);
 		return;
 	}
@@ -266,8 +280,9 @@ void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint 
 // ---- collectives --------------------------------------------------------------
 
 void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
-	if (served(type) && !special(buf)) {
-		*ierr = MPI_Bcast(buf, *count, T(type), *root, C(comm));
+	void *c_;
+	if (served(type) && fbuf(buf, &c_)) {
+		*ierr = MPI_Bcast(c_, *count, T(type), *root, C(comm));
 		return;
 	}
 	ORIG("pmpi_bcast_", void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
@@ -277,8 +292,9 @@ void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_
 #define FCOLL(name, cfn)                                                                                      \
 	void mpi_##name##_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf, MPI_Fint *rcount,            \
 		MPI_Fint *rtype, MPI_Fint *comm, MPI_Fint *ierr) {                                                     \
-		if ((served(stype) || served(rtype)) && !special(sbuf) && !special(rbuf)) {                            \
-			*ierr = cfn(sbuf, *scount, T(stype), rbuf, *rcount, T(rtype), C(comm));                             \
+		void *cs_, *cr_;                                                                                           \
+		if ((served(stype) || served(rtype)) && fbuf(sbuf, &cs_) && fbuf(rbuf, &cr_)) {                            \
+			*ierr = cfn(cs_, *scount, T(stype), cr_, *rcount, T(rtype), C(comm));                             \
 			return;                                                                                            \
 		}                                                                                                      \
 		ORIG("pmpi_" #name "_", void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *) \
@@ -290,8 +306,9 @@ FCOLL(alltoall, MPI_Alltoall)
 #define FROOTED(name, cfn)                                                                                    \
 	void mpi_##name##_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf, MPI_Fint *rcount,            \
 		MPI_Fint *rtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {                                     \
-		if ((served(stype) || served(rtype)) && !special(sbuf) && !special(rbuf)) {                            \
-			*ierr = cfn(sbuf, *scount, T(stype), rbuf, *rcount, T(rtype), *root, C(comm));                      \
+		void *cs_, *cr_;                                                                                           \
+		if ((served(stype) || served(rtype)) && fbuf(sbuf, &cs_) && fbuf(rbuf, &cr_)) {                            \
+			*ierr = cfn(cs_, *scount, T(stype), cr_, *rcount, T(rtype), *root, C(comm));                      \
 			return;                                                                                            \
 		}                                                                                                      \
 		ORIG("pmpi_" #name "_", void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *) \
@@ -318,9 +335,10 @@ void mpi_finalize_(MPI_Fint *ierr) { *ierr = MPI_Finalize(); }
 #define FISEND(name, cfn)                                                                                  \
 	void mpi_##name##_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,          \
 		MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {                                               \
-		if (served(type) && !special(buf)) {                                                               \
+		void *c_;                                                                                           \
+		if (served(type) && fbuf(buf, &c_)) {                                                               \
 			MPI_Request r;                                                                                 \
-			*ierr = cfn(buf, *count, T(type), *dest, *tag, C(comm), &r);                                    \
+			*ierr = cfn(c_, *count, T(type), *dest, *tag, C(comm), &r);                                    \
 			if (*ierr == MPI_SUCCESS) *request = MPI_Request_c2f(r);                                       \
 			return;                                                                                        \
 		}                                                                                                  \

@@ -219,6 +219,35 @@ int main(int argc, char **argv) {
 	checkcols("request_get_status wait", rm, peer, round, 1, 2);
 	ok("request_get_status");
 
+	/* MPI_BOTTOM: structs of absolute addresses (DDTBench's LAMMPS and WRF
+	   send so); MPICH 4.0.2 rejects MPI_Pack from MPI_BOTTOM, which the
+	   library must not call when it times the MPI library's engine
+	   (DDT_MPI_OWN, TestOwn) */
+	setm(sm, rank_, ++round);
+	clear(rm);
+	{
+		MPI_Datatype abs_s, abs_r;
+		MPI_Aint d;
+		int bl = 2;
+		MPI_Get_address(sm, &d);
+		MPI_Type_create_struct(1, &bl, &d, &col1, &abs_s);
+		MPI_Get_address(rm + 3, &d);
+		MPI_Type_create_struct(1, &bl, &d, &col1, &abs_r);
+		MPI_Type_commit(&abs_s);
+		MPI_Type_commit(&abs_r);
+		if (rank_ < peer) {
+			MPI_Send(MPI_BOTTOM, 1, abs_s, peer, 92, MPI_COMM_WORLD);
+			MPI_Recv(MPI_BOTTOM, 1, abs_r, peer, 92, MPI_COMM_WORLD, &st);
+		} else {
+			MPI_Recv(MPI_BOTTOM, 1, abs_r, peer, 92, MPI_COMM_WORLD, &st);
+			MPI_Send(MPI_BOTTOM, 1, abs_s, peer, 92, MPI_COMM_WORLD);
+		}
+		MPI_Type_free(&abs_s);
+		MPI_Type_free(&abs_r);
+	}
+	checkcols("MPI_BOTTOM", rm, peer, round, 3, 2);
+	ok("MPI_BOTTOM");
+
 	/* the large-count forms (MPI-4: MPICH) */
 #if MPI_VERSION >= 4 && defined(MPICH)
 	setm(sm, rank_, ++round);

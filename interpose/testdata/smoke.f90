@@ -1,5 +1,6 @@
 ! Fortran smoke test of the interposition library: a column and a row of
-! a matrix as derived types, packed and sent between rank pairs.
+! a matrix as derived types, packed and sent between rank pairs; structs of
+! absolute addresses sent from and received into MPI_BOTTOM.
 program smoke
   use mpi
   implicit none
@@ -7,7 +8,9 @@ program smoke
   double precision :: a(n, n), b(n, n), buf(n)
   integer :: ierr, rank, nprocs, row, peer, pos, i, j, k, st(MPI_STATUS_SIZE)
   integer :: req(4), sts(MPI_STATUS_SIZE, 4), idx
-  double precision :: x, y
+  double precision :: x, y, e(8), f(8), g(8), h(8)
+  integer :: ts, tr, bls(2), tys(2)
+  integer(kind=MPI_ADDRESS_KIND) :: ds(2)
   character(len=8*n) :: packed
 
   call MPI_Init(ierr)
@@ -72,6 +75,38 @@ program smoke
       print *, 'FAIL irecv double', y
       call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
     end if
+  end if
+  if (peer < nprocs) then
+    ! MPI_BOTTOM: e(2:4) and f(5:8) go to g(1:3) and h(4:7) of the peer
+    do i = 1, 8
+      e(i) = rank * 100 + i
+      f(i) = rank * 100 + 10 + i
+    end do
+    g = -1
+    h = -1
+    bls = (/3, 4/)
+    tys = (/MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION/)
+    call MPI_Get_address(e(2), ds(1), ierr)
+    call MPI_Get_address(f(5), ds(2), ierr)
+    call MPI_Type_create_struct(2, bls, ds, tys, ts, ierr)
+    call MPI_Get_address(g(1), ds(1), ierr)
+    call MPI_Get_address(h(4), ds(2), ierr)
+    call MPI_Type_create_struct(2, bls, ds, tys, tr, ierr)
+    call MPI_Type_commit(ts, ierr)
+    call MPI_Type_commit(tr, ierr)
+    call MPI_Sendrecv(MPI_BOTTOM, 1, ts, peer, 11, MPI_BOTTOM, 1, tr, peer, 11, MPI_COMM_WORLD, st, ierr)
+    do i = 1, 8
+      x = -1
+      if (i <= 3) x = peer * 100 + i + 1
+      y = -1
+      if (i >= 4 .and. i <= 7) y = peer * 100 + 10 + i + 1
+      if (g(i) /= x .or. h(i) /= y) then
+        print *, 'FAIL bottom', i, g(i), h(i)
+        call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+      end if
+    end do
+    call MPI_Type_free(ts, ierr)
+    call MPI_Type_free(tr, ierr)
   end if
   call MPI_Type_free(row, ierr)
   if (rank == 0) print '(a)', 'ok fortran'

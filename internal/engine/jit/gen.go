@@ -412,13 +412,17 @@ func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 // flight by the store buffer at a third. Measured in C, in one process,
 // samples interleaved, 16,384 doubles (NAS_MG_x M's layout at other
 // strides), time of one load and one store over three stores: stride
-// 2,064 bytes (NAS_MG_x M) 1.36-1.39x, 2,896 (L3 M) 1.37, 3,072 1.28,
-// 4,096 1.43, 16,384 1.25, 2,048 1.06; but 1,024 1.01, 512 0.94, 256
-// 0.92, so the rule starts at half a page. Two stores gained less (1.26
-// at 2,064), four as much as three, six less. Open MPI's pack, a
-// function call per element, ran at 1.10-1.14x the plain loop, so the
-// library lost to it there (0.81-0.89x). Unpack is not changed (no loss
-// measured there).
+// 2,064 bytes (NAS_MG_x M) 1.36-1.50x in four runs, 2,896 0.97-1.37,
+// 3,072 1.28, 4,096 1.43, 16,384 1.25, 2,048 1.06; but 1,024 1.01, 512
+// 0.94, 256 0.92, so the rule starts at half a page. Two stores gained
+// less (1.26-1.37 at 2,064), four as much as three, six less. Open MPI's
+// pack, a function call per element, ran at 1.10-1.14x the plain loop,
+// so the library lost to it there (0.81-0.89x); with the repeats it wins
+// (docs/interpose-bench.md, "Pack cells below 1, third pass"). Where the
+// page tables themselves miss the caches (L3 M: 131,044 doubles 2,896
+// bytes apart over 380 MB) the repeats change nothing measurable (0.94x
+// against 0.94x of MPICH's speed, in one process). Unpack is not
+// changed (no loss measured there).
 const (
 	throttleMinStride = 2048
 	throttleMaxStride = 16384

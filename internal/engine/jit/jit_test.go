@@ -958,3 +958,25 @@ func TestThrottle(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCode: a program whose blocks are all runs longer than the units
+// (a struct of a few long runs, DDTBench's LAMMPS receive types at L)
+// has no code to generate: Compile says so with ErrUnsupported, instead
+// of failing to map zero bytes.
+func TestNoCode(t *testing.T) {
+	if !supported {
+		t.Skip("no code generation on this platform")
+	}
+	run, err := datatype.Contiguous(200000, datatype.Of(datatype.Double))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty, err := datatype.Struct([]int64{1, 1, 1}, []int64{0, 2000000, 4000000}, []*datatype.Type{run, run, run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compile(opt.Compile(ty))
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "no code to generate") {
+		t.Fatalf("Compile of three runs of 1.6 MB: %v", err)
+	}
+}

@@ -975,7 +975,7 @@ func TestNoCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Compile(opt.Compile(ty))
+	_, err = compileVec(opt.Compile(ty), defaultVec)
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "no code to generate") {
 		t.Fatalf("Compile of three runs of 1.6 MB: %v", err)
 	}

@@ -114,8 +114,8 @@ const (
 // 350 and 240 calls).
 //
 // The gain counts the entries an instance moves (movedEntries): a list
-// that a struct repeats (LAMMPS_full.send L: two lists of 65,536 entries,
-// each three times) saves per entry moved, however often the program
+// that a struct repeats (LAMMPS_full.send L: a list of 65,536 entries used
+// once and one used five times) saves per entry moved, however often the program
 // holds it; the cost (threshold) and the bound entryGainMax count each
 // list once, as the generator emits it.
 func byteWeight(p *dame.Program) int64 {

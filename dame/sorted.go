@@ -2,6 +2,7 @@ package dame
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 )
 
@@ -99,13 +100,7 @@ func (r SortRule) UnpackOrder(n *Node) *Sorted {
 	nb := len(n.Disps)
 	buf := make([]int64, 3*nb)
 	s := &Sorted{Disps: buf[:nb:nb], Packed: buf[nb : 2*nb : 2*nb], Lens: buf[2*nb:]}
-	idx := make([]int32, nb)
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortFunc(idx, func(a, b int32) int {
-		return cmp.Compare(n.Disps[a], n.Disps[b])
-	})
+	idx := sortedIndex(n.Disps)
 	cs := n.Child.Size
 	var q int64
 	// packed offsets in list order, then permuted
@@ -126,3 +121,66 @@ func (r SortRule) UnpackOrder(n *Node) *Sorted {
 	}
 	return s
 }
+
+// sortedIndex returns the indices of ds in ascending order of ds, equal
+// displacements in list order. Lists of at least radixMin entries whose
+// span and index fit one 64-bit key sort by radix (LSD, radixBits bits of
+// displacement a pass, the index in the key's low bits): O(n) passes
+// instead of O(n log n) comparisons through the index, which made
+// sorting most of the time of compiling a long list (LAMMPS_full.send L:
+// about 12 of 14 ms of the native code's generation).
+func sortedIndex(ds []int64) []int32 {
+	nb := len(ds)
+	idx := make([]int32, nb)
+	if nb == 0 {
+		return idx
+	}
+	lo, hi := ds[0], ds[0]
+	for _, d := range ds[1:] {
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	ib := bits.Len(uint(nb))
+	sb := bits.Len64(uint64(hi) - uint64(lo))
+	if nb < radixMin || ib+sb > 64 {
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		slices.SortStableFunc(idx, func(a, b int32) int {
+			return cmp.Compare(ds[a], ds[b])
+		})
+		return idx
+	}
+	keys, tmp := make([]uint64, nb), make([]uint64, nb)
+	for i, d := range ds {
+		keys[i] = (uint64(d)-uint64(lo))<<ib | uint64(i)
+	}
+	var cnt [1 << radixBits]int
+	for sh := ib; sh < ib+sb; sh += radixBits {
+		clear(cnt[:])
+		for _, k := range keys {
+			cnt[(k>>sh)&(1<<radixBits-1)]++
+		}
+		sum := 0
+		for i, c := range cnt {
+			cnt[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			b := (k >> sh) & (1<<radixBits - 1)
+			tmp[cnt[b]] = k
+			cnt[b]++
+		}
+		keys, tmp = tmp, keys
+	}
+	for i, k := range keys {
+		idx[i] = int32(k & (1<<ib - 1))
+	}
+	return idx
+}
+
+// radixMin and radixBits: the least list length sortedIndex sorts by
+// radix, and the bits of one radix pass.
+const (
+	radixMin  = 256
+	radixBits = 11
+)

@@ -112,13 +112,69 @@ const (
 // SPECFEM3D_oc M compiles after about 340 calls and LAMMPS_full.send L
 // after about 240 (the compile cost model over the gains measured: about
 // 350 and 240 calls).
+//
+// The gain counts the entries an instance moves (movedEntries): a list
+// that a struct repeats (LAMMPS_full.send L: a list of 65,536 entries used
+// once and one used five times) saves per entry moved, however often the program
+// holds it; the cost (threshold) and the bound entryGainMax count each
+// list once, as the generator emits it.
 func byteWeight(p *dame.Program) int64 {
 	e := listEntries(p.Root, map[*dame.Node]bool{}, 0)
 	s := p.Root.Size
 	if e == 0 || e > entryGainMax || s <= 0 {
 		return 16
 	}
-	return 16 + 16*gainBytes*e/(gainEntries*s)
+	m := movedEntries(p.Root, map[*dame.Node]int64{})
+	return 16 + 16*gainBytes*min(m, movedMax)/(gainEntries*s)
+}
+
+// movedMax bounds movedEntries (saturating), far above any message's
+// entries and low enough that byteWeight cannot overflow.
+const movedMax = 1 << 40
+
+// movedEntries is the number of list entries (block displacements) one
+// instance of r moves: each node's own entries, and its children's times
+// the instances of them each block holds (saturating at movedMax).
+func movedEntries(r *dame.Node, memo map[*dame.Node]int64) int64 {
+	if r == nil || r.Op == dame.ContigFinal {
+		return 0
+	}
+	if m, ok := memo[r]; ok {
+		return m
+	}
+	m := int64(len(r.Disps))
+	switch r.Op {
+	case dame.Struct:
+		for i, c := range r.Children {
+			m = satAdd(m, satMul(r.Blocklens[i], movedEntries(c, memo)))
+		}
+	case dame.Index:
+		if k := movedEntries(r.Child, memo); k > 0 {
+			for _, b := range r.Blocklens {
+				m = satAdd(m, satMul(b, k))
+			}
+		}
+	case dame.Contig:
+		m = satMul(r.Count, movedEntries(r.Child, memo))
+	default: // Vector, BlockIndex
+		m = satAdd(m, satMul(satMul(r.NumBlocks(), r.Blocklen), movedEntries(r.Child, memo)))
+	}
+	memo[r] = m
+	return m
+}
+
+// satAdd and satMul are a+b and a*b of non-negative counts, at most
+// movedMax.
+func satAdd(a, b int64) int64 { return min(a+b, movedMax) }
+
+func satMul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > movedMax/b {
+		return movedMax
+	}
+	return min(a*b, movedMax)
 }
 
 // listEntries adds to n the list entries of the nodes under r, each

@@ -418,6 +418,11 @@ func compileVecNT(p *dame.Program, vec int, nt bool) (*Code, error) {
 		return nil, err
 	}
 	code := pr.e.code()
+	if len(code) == 0 {
+		// no unit to generate: every block is longer than unitMax bytes
+		// (a struct of a few long runs), which the fallback moves as well
+		return nil, fmt.Errorf("%w: no code to generate (every block is a run of more than %d bytes)", ErrUnsupported, unitMax)
+	}
 	h := maphash.Bytes(cacheSeed, code)
 	cache.Lock()
 	defer cache.Unlock()

@@ -3,6 +3,7 @@ package jit
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -249,15 +250,18 @@ func TestShapes(t *testing.T) {
 		"overlap":     must(datatype.Resized(must(datatype.Vector(3, 2, 1, i32)), 0, 4)),
 		"deep":        must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, must(datatype.Vector(3, 1, 2, dbl)))))))))),
 		"negstride":   must(datatype.Vector(50, 1, -3, dbl)),
-		"gather15":    must(datatype.Vector(15, 1, 3, dbl)),                                   // a group, a pair and one, unrolled
-		"gather37":    must(datatype.Vector(37, 1, 24, dbl)),                                  // loop of 16 and a remainder of 5
-		"gathernest":  must(datatype.Vector(20, 1, 50, must(datatype.Vector(3, 1, 7, dbl)))),  // gathers inside a loop body
-		"gatherneg":   must(datatype.Resized(must(datatype.Vector(2, 1, -5, dbl)), -40, 200)), // instances of two elements
-		"farelems":    must(datatype.Vector(37, 1, 258, dbl)),                                 // 2064 bytes apart: scalar moves, not gathered
-		"farneg":      must(datatype.Vector(21, 1, -200, dbl)),                                // 1600 bytes apart, backwards
-		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                // loops over long rows, overlapping tails
-		"rows257":     must(datatype.Vector(7, 257, 300, ch)),                                 // unpack: 32-byte moves (unpackNarrowMin < 257)
-		"rows1025":    must(datatype.Vector(5, 1025, 1100, ch)),                               // unpack: 64-byte moves again
+		"gather15":    must(datatype.Vector(15, 1, 3, dbl)),                                          // a group, a pair and one, unrolled
+		"gather37":    must(datatype.Vector(37, 1, 24, dbl)),                                         // loop of 16 and a remainder of 5
+		"gathernest":  must(datatype.Vector(20, 1, 50, must(datatype.Vector(3, 1, 7, dbl)))),         // gathers inside a loop body
+		"gatherneg":   must(datatype.Resized(must(datatype.Vector(2, 1, -5, dbl)), -40, 200)),        // instances of two elements
+		"farelems":    must(datatype.Vector(37, 1, 258, dbl)),                                        // 2064 bytes apart: scalar moves, not gathered
+		"farneg":      must(datatype.Vector(21, 1, -200, dbl)),                                       // 1600 bytes apart, backwards
+		"farneg2k":    must(datatype.Vector(21, 1, -300, dbl)),                                       // 2400 bytes apart, backwards: pack stores thrice
+		"far16k":      must(datatype.Vector(19, 1, 2048, dbl)),                                       // 16 KiB apart: pack stores thrice
+		"farface":     must(datatype.HVector(3, 1, 8*258*5, must(datatype.Vector(37, 1, 258, dbl)))), // NAS_MG_x's shape
+		"rows816":     must(datatype.Vector(9, 102, 130, dbl)),                                       // loops over long rows, overlapping tails
+		"rows257":     must(datatype.Vector(7, 257, 300, ch)),                                        // unpack: 32-byte moves (unpackNarrowMin < 257)
+		"rows1025":    must(datatype.Vector(5, 1025, 1100, ch)),                                      // unpack: 64-byte moves again
 		// table loops of 8 blocks per iteration and a remainder
 		"list1005": must(datatype.HIndexedBlock(1, bigDisps(r, 1005), datatype.Of(datatype.Float))),
 		"list2003": must(datatype.IndexedBlock(3, scaled(bigDisps(r, 2003), 3, 8), dbl)),
@@ -655,6 +659,33 @@ func TestThreshold(t *testing.T) {
 	if c := TieredCalls(opt.Compile(oc), 102400); c < 200 || c > 500 {
 		t.Errorf("a list of 25,600 floats compiles after %d calls", c)
 	}
+	// a list that a struct holds three times (LAMMPS_full.send): its
+	// entries weigh per entry moved, as in the list alone
+	l3 := make([]*datatype.Type, 3)
+	for i := range l3 {
+		l3[i] = large
+	}
+	st3, _ := datatype.Struct([]int64{1, 1, 1}, []int64{0, 1 << 20, 2 << 20}, l3)
+	p3 := opt.Compile(st3)
+	if n, m := listEntries(p3.Root, map[*dame.Node]bool{}, 0), movedEntries(p3.Root, map[*dame.Node]int64{}); n > 4096+3 || m < 3*4096 || m > 3*4096+3 {
+		t.Errorf("a struct of a list of 4096 entries three times: %d entries, %d moved, want 4096 and 12288 (and the struct's 3)", n, m)
+	}
+	if w3, w1 := byteWeight(p3), byteWeight(pl); w3 < w1-1 || w3 > w1+1 {
+		t.Errorf("byteWeight of the list three times %d, of the list %d", w3, w1)
+	}
+	if c3, c1 := TieredCalls(p3, 3*pl.Root.Size), TieredCalls(pl, pl.Root.Size); c3 > c1/2 {
+		t.Errorf("the list three times compiles after %d calls, the list after %d", c3, c1)
+	}
+	c20, err := datatype.Contiguous(1<<20, large)
+	if err == nil {
+		c20, err = datatype.Contiguous(1<<20, c20)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := movedEntries(opt.Compile(c20).Root, map[*dame.Node]int64{}); m != movedMax {
+		t.Errorf("2^40 instances of a list: %d entries moved, want movedMax", m)
+	}
 	// more entries than entryGainMax: bytes only, as before
 	fl := make([]int64, entryGainMax+1)
 	for i, p := range rand.New(rand.NewPCG(5, 6)).Perm(2 * len(fl))[:len(fl)] {
@@ -856,5 +887,96 @@ func TestUnpackNarrow(t *testing.T) {
 		if (u == 0) != c.narrow {
 			t.Errorf("rows of %d bytes: unpack has %d 64-byte moves (narrow: %v)", c.L, u, c.narrow)
 		}
+	}
+}
+
+// TestThrottle checks where pack stores an element three times
+// (throttleOf): single doubles 2 KiB to 16 KiB apart, forwards and
+// backwards, in loops and unrolled, at every vector width; not closer or
+// farther, not other element sizes, never in unpack code. It reads the
+// code text, so it does not depend on the CPU.
+func TestThrottle(t *testing.T) {
+	dbl, flt := datatype.Of(datatype.Double), datatype.Of(datatype.Float)
+	// runs returns the lengths of the runs of identical consecutive
+	// stores to the packed bytes (mov [rsi...], r) in the pack code and
+	// in the unpack code's stores to memory
+	runs := func(ty *datatype.Type, vec int) (pack, unpack map[int]int) {
+		text, err := listingArch(archAMD64, opt.Compile(ty), vec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pack, unpack = map[int]int{}, map[int]int{}
+		n, prev, k := pack, "", 0
+		for _, l := range append(strings.Split(text, "\n"), "") {
+			f := strings.Fields(l)
+			ins := ""
+			if len(f) >= 3 && f[2] == "mov" && strings.HasPrefix(f[3], "[") {
+				ins = strings.Join(f[2:], " ")
+			}
+			if ins != prev || ins == "" {
+				if k > 0 {
+					n[k]++
+				}
+				k = 0
+			}
+			if ins != "" {
+				k++
+			}
+			prev = ins
+			if strings.HasPrefix(l, "unpack ") {
+				n = unpack
+			}
+		}
+		return pack, unpack
+	}
+	for _, c := range []struct {
+		count, stride int64 // in elements
+		el            *datatype.Type
+		want          bool
+	}{
+		{300, 128, dbl, false}, {300, 255, dbl, false}, {300, 256, dbl, true}, {300, 258, dbl, true},
+		{300, -258, dbl, true}, {5, 258, dbl, true}, {100, 2048, dbl, true}, {100, 2049, dbl, false},
+		{300, 1024, flt, false}, {300, 516, flt, false},
+	} {
+		ty, err := datatype.Vector(c.count, 1, c.stride, c.el)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, vec := range []int{16, 32, 64} {
+			p, u := runs(ty, vec)
+			name := fmt.Sprintf("vector(%d, 1, %d) of %d-byte elements, %d-byte moves", c.count, c.stride, c.el.Size(), vec)
+			if len(u) != 1 || u[1] == 0 {
+				t.Errorf("%s: unpack stores in runs %v", name, u)
+			}
+			want := 1
+			if c.want {
+				want = 1 + throttleRepeats
+			}
+			if len(p) != 1 || p[want] == 0 {
+				t.Errorf("%s: pack stores in runs %v, want all of %d", name, p, want)
+			}
+		}
+	}
+}
+
+// TestNoCode: a program whose blocks are all runs longer than the units
+// (a struct of a few long runs, DDTBench's LAMMPS receive types at L)
+// has no code to generate: Compile says so with ErrUnsupported, instead
+// of failing to map zero bytes.
+func TestNoCode(t *testing.T) {
+	if !supported {
+		t.Skip("no code generation on this platform")
+	}
+	run, err := datatype.Contiguous(200000, datatype.Of(datatype.Double))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ty, err := datatype.Struct([]int64{1, 1, 1}, []int64{0, 2000000, 4000000}, []*datatype.Type{run, run, run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = compileVec(opt.Compile(ty), defaultVec)
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "no code to generate") {
+		t.Fatalf("Compile of three runs of 1.6 MB: %v", err)
 	}
 }

@@ -274,11 +274,22 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	// one allocation for the committed type, its program and the
 	// program's first two nodes (448 bytes); for a type of two levels or
 	// a struct also room for its first short block list (576 bytes: the
-	// harness's single cycles of the one-level types pay for the bytes)
+	// harness's single cycles of the one-level types pay for the bytes);
+	// a struct, whose members mostly differ (a STRUCT node and one child
+	// each), has room for three nodes (728 bytes)
 	var c *Committed
 	var slab []dame.Node
 	var room *opt.ListRoom
-	if t.Depth() >= 2 || t.Combiner() == datatype.CombinerStruct {
+	if t.Combiner() == datatype.CombinerStruct {
+		cp := new(struct {
+			c Committed
+			p dame.Program
+			n [3]dame.Node
+			l opt.ListRoom
+		})
+		c, slab, room = &cp.c, cp.n[:0:len(cp.n)], &cp.l
+		c.prog = &cp.p
+	} else if t.Depth() >= 2 {
 		cp := new(struct {
 			c Committed
 			p dame.Program

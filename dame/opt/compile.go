@@ -145,6 +145,11 @@ func basicBytes(m *datatype.Type) bool {
 type builder struct {
 	slab []dame.Node
 	room *ListRoom // room for the first short block list, or nil
+	// big is the last leaf of len(sharedLeaves) bytes or more allocated:
+	// leaves never change once built, so the next one of its size is it
+	// (a struct's contiguous member, listed as bytes, is rebuilt as its
+	// block's leaf: one node, not two).
+	big *dame.Node
 }
 
 // builtMemo is the builder's memo: off until the first struct, then the
@@ -197,7 +202,11 @@ func (z *builder) leaf(size int64) *dame.Node {
 	if size > 0 && size < int64(len(sharedLeaves)) {
 		return sharedLeaf(size)
 	}
-	return z.alloc(dame.Node{Op: dame.ContigFinal, Size: size, Extent: size})
+	if z.big != nil && z.big.Size == size {
+		return z.big
+	}
+	z.big = z.alloc(dame.Node{Op: dame.ContigFinal, Size: size, Extent: size})
+	return z.big
 }
 
 // byteLeaf is the one-byte leaf a block list lists blocks of bytes with.

@@ -3,6 +3,7 @@ package ddt
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -266,16 +267,29 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	}
 	th, par := threading(opts.Threads)
 	if opts.Engine == Reference {
-		return &Committed{t: t, kind: Reference, lv: lv, bounds: boundsOf(t), threads: th, par: par}, nil
+		c := &Committed{t: t, kind: Reference, lv: lv, threads: th, par: par}
+		c.bounds.set(t)
+		return c, nil
 	}
 	// one allocation for the committed type, its program and the
 	// program's first two nodes (448 bytes); for a type of two levels or
 	// a struct also room for its first short block list (576 bytes: the
-	// harness's single cycles of the one-level types pay for the bytes)
+	// harness's single cycles of the one-level types pay for the bytes);
+	// a struct, whose members mostly differ (a STRUCT node and one child
+	// each), has room for three nodes (728 bytes)
 	var c *Committed
 	var slab []dame.Node
 	var room *opt.ListRoom
-	if t.Depth() >= 2 || t.Combiner() == datatype.CombinerStruct {
+	if t.Combiner() == datatype.CombinerStruct {
+		cp := new(struct {
+			c Committed
+			p dame.Program
+			n [3]dame.Node
+			l opt.ListRoom
+		})
+		c, slab, room = &cp.c, cp.n[:0:len(cp.n)], &cp.l
+		c.prog = &cp.p
+	} else if t.Depth() >= 2 {
 		cp := new(struct {
 			c Committed
 			p dame.Program
@@ -296,7 +310,7 @@ func CommitWith(t *datatype.Type, opts Options) (*Committed, error) {
 	c.t, c.kind, c.lv = t, opts.Engine, lv
 	c.now = opts.Engine == Native || opts.JITNow && opts.Engine == Auto
 	c.threads, c.par = th, par
-	c.bounds = boundsOf(t)
+	c.bounds.set(t)
 	opt.CompileInto(c.prog, slab, room, t)
 	c.normalize(opts.Normalize)
 	if c.now {
@@ -491,9 +505,10 @@ func (c *Committed) checkImage(op string, n int, origin, count int64) (int64, er
 // work), and the number of instances.
 
 // bounds is what the fast check of Pack and Unpack needs of one instance:
-// its packed size, extent and data bounds, and maxCount, the most instances
-// for which count*size, (count-1)*extent and the bounds shifted by that
-// cannot overflow (0 for a type without data: those go the checked way).
+// its packed size, extent and data bounds, and maxCount, a number of
+// instances up to which count*size, (count-1)*extent and the bounds
+// shifted by that cannot overflow (0 for a type without data: those go the
+// checked way, as do counts above it).
 type bounds struct {
 	size, ext, lo, hi, maxCount int64
 }
@@ -502,16 +517,21 @@ type bounds struct {
 // adding an origin of magnitude below limit cannot overflow either.
 const limit = 1 << 61
 
-// boundsOf precomputes the fast check of t.
-func boundsOf(t *datatype.Type) bounds {
-	b := bounds{size: t.Size(), ext: t.Extent()}
-	b.lo, b.hi = t.DataBounds()
-	if b.size <= 0 || b.lo <= -limit || b.hi >= limit || b.ext <= -limit || b.ext >= limit {
-		return b
+// set precomputes the fast check of t into b. It writes b's fields in
+// place: a bounds built on the stack and copied into the committed type
+// was read back (16 bytes at a time) from the fields just written, a
+// stalled store forward that cost as much as the rest of it.
+func (b *bounds) set(t *datatype.Type) {
+	size, ext := t.Size(), t.Extent()
+	lo, hi := t.DataBounds()
+	b.size, b.ext, b.lo, b.hi, b.maxCount = size, ext, lo, hi, 0
+	if size <= 0 || lo <= -limit || hi >= limit || ext <= -limit || ext >= limit {
+		return
 	}
-	m := max(b.size, b.ext, -b.ext, 1)
-	b.maxCount = limit / m
-	return b
+	// limit >> bits.Len64(m) is limit / m rounded down to a power of two
+	// (at least half of it): a shift, not a 64-bit division
+	m := max(size, ext, -ext, 1)
+	b.maxCount = limit >> bits.Len64(uint64(m))
 }
 
 // fits reports whether count instances with their origin at byte origin of

@@ -347,23 +347,27 @@ func gcdPow2(a int64) int64 {
 
 // align computes the alignment of n: the largest power of two up to 16
 // dividing its moves, strides and displacements. The power-of-two part of
-// the gcd of many numbers is the lowest bit set in their OR.
+// the gcd of many numbers is the lowest bit set in their OR. A chain of
+// nodes of one child each (most programs) needs no memo; from the first
+// Struct on, alignMemo keeps what it computed.
 func (n *Node) align() int64 {
+	a := int64(16)
+	for ; n.Op != Struct; n = n.Child {
+		a = min(a, n.ownAlign())
+		if n.Op == ContigFinal {
+			return a
+		}
+	}
 	var memo alignMemo
-	return n.alignMemo(&memo)
+	return min(a, n.alignMemo(&memo))
 }
 
-// alignMemo keeps the alignment of each child of a Struct computed.
-type alignMemo = smallmap.Map[*Node, int64]
-
-// alignMemo is align, computing that of each child of a Struct once: a
-// program shares nodes (a DAG), and walking every use of them would cost
-// the expanded tree.
-func (n *Node) alignMemo(memo *alignMemo) int64 {
+// ownAlign is the alignment of n's own numbers, without its children's.
+func (n *Node) ownAlign() int64 {
 	or := uint64(n.Extent)
 	switch n.Op {
 	case ContigFinal:
-		return gcdPow2(int64(or | uint64(n.Size)))
+		or |= uint64(n.Size)
 	case Vector:
 		or |= uint64(n.Stride)
 	case BlockIndex, Index, Struct:
@@ -375,8 +379,21 @@ func (n *Node) alignMemo(memo *alignMemo) int64 {
 			or |= uint64(d)
 		}
 	}
-	a := gcdPow2(int64(or))
-	if n.Op == Struct {
+	return gcdPow2(int64(or))
+}
+
+// alignMemo keeps the alignment of each child of a Struct computed.
+type alignMemo = smallmap.Map[*Node, int64]
+
+// alignMemo is align, computing that of each child of a Struct once: a
+// program shares nodes (a DAG), and walking every use of them would cost
+// the expanded tree.
+func (n *Node) alignMemo(memo *alignMemo) int64 {
+	a := n.ownAlign()
+	switch n.Op {
+	case ContigFinal:
+		return a
+	case Struct:
 		for i, c := range n.Children {
 			if i > 0 && c == n.Children[i-1] {
 				continue
@@ -388,10 +405,9 @@ func (n *Node) alignMemo(memo *alignMemo) int64 {
 			}
 			a = min(a, ca)
 		}
-	} else {
-		a = min(a, n.Child.alignMemo(memo))
+		return a
 	}
-	return a
+	return min(a, n.Child.alignMemo(memo))
 }
 
 // SameMoves reports whether a and b move the same bytes, whatever their

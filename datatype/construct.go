@@ -269,6 +269,17 @@ func vector(ar *arena, c Combiner, count, blocklength, stride int64, old *Type) 
 	if count == 0 || old.size == 0 {
 		return t.zerolen(), nil
 	}
+	if !t.vectorSmall(c, count, blocklength, stride, old) {
+		if err := t.vectorChecked(c, count, blocklength, stride, old); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// vectorChecked sets the layout of vector or hvector t (count > 0, old
+// with data) with every operation checked for overflow.
+func (t *Type) vectorChecked(c Combiner, count, blocklength, stride int64, old *Type) error {
 	var k calc
 	ext := old.Extent()
 	sb := stride
@@ -306,14 +317,22 @@ func vector(ar *arena, c Combiner, count, blocklength, stride int64, old *Type) 
 		return fmt.Sprintf("count=%d, blocklength=%d, stride=%d, extent(oldtype)=%d", count, blocklength, stride, ext)
 	}
 	if k.err != nil {
-		return nil, calcErr(c, &k, args())
+		return calcErr(c, &k, args())
 	}
 	if t.size == 0 {
 		t.dataLB, t.dataUB = 0, 0
 	}
 	if err := t.checkBounds(args); err != nil {
-		return nil, err
+		return err
 	}
+	t.vectorContig(count, blocklength, sb, ext, old)
+	return nil
+}
+
+// vectorContig sets whether vector or hvector t of count blocks of
+// blocklength instances of old (extent ext), sb bytes apart, is
+// contiguous; its size is set.
+func (t *Type) vectorContig(count, blocklength, sb, ext int64, old *Type) {
 	switch {
 	case t.size == 0:
 		t.contig = true
@@ -322,9 +341,58 @@ func vector(ar *arena, c Combiner, count, blocklength, stride int64, old *Type) 
 	case blocklength == 1:
 		t.contig = old.contig && sb == old.size
 	default:
-		t.contig = old.contig && ext == old.size && sb == t.size/count
+		t.contig = old.contig && ext == old.size && sb == blocklength*old.size // t.size/count
 	}
-	return t, nil
+}
+
+// vectorSmall sets the layout of vector or hvector t (count > 0, old
+// with data) as vector's checked arithmetic does, when every quantity is
+// small enough that nothing can overflow, the common case: count,
+// blocklength, count*blocklength, the stride in bytes and old's extent,
+// size and elements below 2^29 in magnitude, old's bounds below 2^58.
+// Every bound of t is then below 2^61 in magnitude, so checkBounds holds.
+// Otherwise it returns false, having set nothing.
+func (t *Type) vectorSmall(c Combiner, count, blocklength, stride int64, old *Type) bool {
+	const small, big = 1 << 29, 1 << 58
+	ext := old.ub - old.lb
+	if uint64(count) >= small || uint64(blocklength) >= small || uint64(stride+small) >= 2*small ||
+		uint64(ext+small) >= 2*small || uint64(old.size) >= small || uint64(old.elements) >= small ||
+		uint64(old.lb+big) >= 2*big || uint64(old.ub+big) >= 2*big ||
+		uint64(old.trueLB+big) >= 2*big || uint64(old.trueUB+big) >= 2*big ||
+		uint64(old.dataLB+big) >= 2*big || uint64(old.dataUB+big) >= 2*big {
+		return false
+	}
+	sb := stride // each product below: two factors under 2^29
+	if c == CombinerVector {
+		sb = stride * ext
+	}
+	n := count * blocklength
+	if uint64(sb+small) >= 2*small || n >= small {
+		return false
+	}
+	blk, str := (blocklength-1)*ext, (count-1)*sb
+	switch {
+	case sb >= 0 && ext >= 0:
+		t.lb, t.ub = old.lb, old.ub+blk+str
+	case sb < 0 && ext >= 0:
+		t.lb, t.ub = old.lb+str, old.ub+blk
+	case sb >= 0 && ext < 0:
+		t.lb, t.ub = old.lb+blk, old.ub+str
+	default:
+		t.lb, t.ub = old.lb+blk+str, old.ub
+	}
+	t.trueLB, t.trueUB = t.lb+(old.trueLB-old.lb), t.ub+(old.trueUB-old.ub)
+	t.size, t.elements, t.align = n*old.size, n*old.elements, old.align
+	t.dataLB, t.dataUB = old.dataLB, old.dataUB
+	if blocklength > 0 {
+		t.dataLB += min(0, blk) + min(0, str)
+		t.dataUB += max(0, blk) + max(0, str)
+	}
+	if t.size == 0 {
+		t.dataLB, t.dataUB = 0, 0
+	}
+	t.vectorContig(count, blocklength, sb, ext, old)
+	return true
 }
 
 // blockAcc accumulates the bounds of the blocks of an indexed or struct

@@ -44,12 +44,16 @@ func CompileInto(p *dame.Program, slab []dame.Node, room *ListRoom, t *datatype.
 		return
 	}
 	z := builder{slab: slab, room: room}
-	if n, off, ok := z.simple(t); ok {
-		p.SetRoot(n, off)
-		checkProgram("Compile", p)
-		return
+	n, off, ok := z.simple(t)
+	if !ok {
+		n, off, ok = z.basicStruct(t)
 	}
-	n, off := z.build(t)
+	if !ok {
+		// the memo lives on this frame, zeroed only for the types that
+		// take the general path
+		var m builtMemo
+		n, off = z.build(t, &m)
+	}
 	p.SetRoot(n, off)
 	checkProgram("Compile", p)
 }
@@ -75,7 +79,55 @@ func (z *builder) simple(t *datatype.Type) (n *dame.Node, off int64, ok bool) {
 	default:
 		return nil, 0, false
 	}
-	return z.withExtent(n, t.Extent()), off, true
+	return z.withExtent(n, t.Extent(), nil), off, true
+}
+
+// basicStruct builds, as build does, a struct whose blocks are of
+// predefined types of contiguous bytes, or a resized type of one (a C
+// struct as MPI describes it; anchor L7), without build's dispatch, memo
+// and recursion: each block is its bytes, at its displacement plus the
+// type's data offset, and the list of them is normalized as build's block
+// list is (touching runs merge, then byteRuns). ok is false, before
+// anything is built, for any other type. A struct of one block of one
+// instance, which build returns as its member placed, comes out the same:
+// the leaf of the member's bytes at that place. TestCommitGolden and
+// TestDirectPathsMatchBuild hold its programs to build's.
+func (z *builder) basicStruct(t *datatype.Type) (n *dame.Node, off int64, ok bool) {
+	s := t
+	if s.Combiner() == datatype.CombinerResized {
+		s = s.Old()
+	}
+	if s.Combiner() != datatype.CombinerStruct {
+		return nil, 0, false
+	}
+	bls, ds, types := s.Lists()
+	for i, m := range types {
+		if bls[i] != 0 && m.Size() != 0 && !basicBytes(m) {
+			return nil, 0, false
+		}
+	}
+	var bs blockList
+	bs.init(len(ds), z.room)
+	for i, m := range types {
+		if bls[i] == 0 || m.Size() == 0 {
+			continue
+		}
+		lo, _ := m.DataBounds()
+		bs.add(ds[i], bls[i], z.leaf(m.Size()), lo)
+	}
+	n, off = bs.node(z)
+	n = z.withExtent(n, t.Extent(), nil)
+	if invariants {
+		checkNode("Compile (struct of predefined types)", n, off)
+	}
+	return n, off, true
+}
+
+// basicBytes reports whether m is a predefined type whose instance is its
+// bytes: build makes it one leaf of m.Size() bytes and extent, which a
+// block of m lists as bytes.
+func basicBytes(m *datatype.Type) bool {
+	return m.Depth() == 0 && m.IsContiguous() && m.Size() == m.Extent()
 }
 
 // builder allocates the nodes of one program in slabs, the first one
@@ -84,15 +136,20 @@ func (z *builder) simple(t *datatype.Type) (n *dame.Node, off int64, ok bool) {
 //
 // A type used more than once (only a struct's list of types can name one
 // twice, directly or below) is built once: from the first struct of
-// several blocks on, memo keeps the node of every type built, and the
-// program shares it (a DAG) instead of expanding it, so that compiling
-// costs time and memory linear in the type's description, not in its
-// expanded tree (t_i = struct of t_{i-1} twice doubles the tree per
-// level). A shared node is never changed again (withExtent copies it).
+// several blocks on, the memo (builtMemo, which build passes down) keeps
+// the node of every type built, and the program shares it (a DAG) instead
+// of expanding it, so that compiling costs time and memory linear in the
+// type's description, not in its expanded tree (t_i = struct of t_{i-1}
+// twice doubles the tree per level). A shared node is never changed again
+// (withExtent copies it).
 type builder struct {
 	slab []dame.Node
 	room *ListRoom // room for the first short block list, or nil
-	memo builtMemo
+	// big is the last leaf of len(sharedLeaves) bytes or more allocated:
+	// leaves never change once built, so the next one of its size is it
+	// (a struct's contiguous member, listed as bytes, is rebuilt as its
+	// block's leaf: one node, not two).
+	big *dame.Node
 }
 
 // builtMemo is the builder's memo: off until the first struct, then the
@@ -104,9 +161,18 @@ type builtMemo struct {
 	frozen smallmap.Map[*dame.Node, bool]
 }
 
-func (m *builtMemo) get(t *datatype.Type) (built, bool) { return m.byType.Get(t) }
+// get and holds take a nil memo as an empty one.
+func (m *builtMemo) get(t *datatype.Type) (built, bool) {
+	if m == nil {
+		return built{}, false
+	}
+	return m.byType.Get(t)
+}
 
 func (m *builtMemo) holds(n *dame.Node) bool {
+	if m == nil {
+		return false
+	}
 	_, ok := m.frozen.Get(n)
 	return ok
 }
@@ -136,7 +202,11 @@ func (z *builder) leaf(size int64) *dame.Node {
 	if size > 0 && size < int64(len(sharedLeaves)) {
 		return sharedLeaf(size)
 	}
-	return z.alloc(dame.Node{Op: dame.ContigFinal, Size: size, Extent: size})
+	if z.big != nil && z.big.Size == size {
+		return z.big
+	}
+	z.big = z.alloc(dame.Node{Op: dame.ContigFinal, Size: size, Extent: size})
+	return z.big
 }
 
 // byteLeaf is the one-byte leaf a block list lists blocks of bytes with.
@@ -162,15 +232,16 @@ func sharedLeaf(size int64) *dame.Node {
 }
 
 // withExtent returns n with its Extent set to ext: n itself, or for a
-// shared leaf of another extent a copy.
-func (z *builder) withExtent(n *dame.Node, ext int64) *dame.Node {
+// shared leaf of another extent, or a node memo holds, a copy (memo may be
+// nil).
+func (z *builder) withExtent(n *dame.Node, ext int64, memo *builtMemo) *dame.Node {
 	if n.Extent == ext {
 		return n
 	}
 	if n.Op == dame.ContigFinal {
 		return z.alloc(dame.Node{Op: dame.ContigFinal, Size: n.Size, Extent: ext})
 	}
-	if z.memo.holds(n) {
+	if memo.holds(n) {
 		c := z.alloc(*n)
 		c.Extent = ext
 		return c
@@ -183,39 +254,43 @@ func leaf(size int64) *dame.Node { return &dame.Node{Op: dame.ContigFinal, Size:
 
 // build returns the node of one instance of t, whose origin lies off bytes
 // from t's origin, or nil if t has no data. The node's Extent is t's extent.
-func (z *builder) build(t *datatype.Type) (*dame.Node, int64) {
+//
+// memo is the compilation's memo (see builder); it is passed down rather
+// than kept in the builder so that it stays on CompileInto's frame, which
+// the direct paths (simple, basicStruct) leave unzeroed.
+func (z *builder) build(t *datatype.Type, memo *builtMemo) (*dame.Node, int64) {
 	if t.Size() == 0 {
 		return nil, 0
 	}
-	if b, ok := z.memo.get(t); ok {
+	if b, ok := memo.get(t); ok {
 		return b.n, b.off
 	}
-	n, off := z.build1(t)
-	n = z.withExtent(n, t.Extent())
+	n, off := z.build1(t, memo)
+	n = z.withExtent(n, t.Extent(), memo)
 	if invariants {
 		checkNode("Compile ("+t.Combiner().String()+")", n, off)
 	}
-	if z.memo.on {
-		z.memo.put(t, built{n, off})
+	if memo.on {
+		memo.put(t, built{n, off})
 	}
 	return n, off
 }
 
-func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
+func (z *builder) build1(t *datatype.Type, memo *builtMemo) (*dame.Node, int64) {
 	if t.IsContiguous() {
 		lo, _ := t.DataBounds()
 		return z.leaf(t.Size()), lo
 	}
 	switch t.Combiner().Shape() {
 	case datatype.ShapeBlocks:
-		if n, off, ok := z.indexedRuns(t); ok {
+		if n, off, ok := z.indexedRuns(t, memo); ok {
 			return n, off
 		}
 	case datatype.ShapeResized:
-		return z.build(t.Old())
+		return z.build(t.Old(), memo)
 	case datatype.ShapeStrided:
 		count, bl, sb, _ := t.Strided()
-		c, off := z.build(t.Old())
+		c, off := z.build(t.Old(), memo)
 		return z.vector(count, bl, sb, c), off
 	}
 	var a datatype.Args // the lists and the block length, all the cases below use
@@ -228,21 +303,22 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 	_, a.Blocklength, _ = t.Scalars()
 	switch t.Combiner().Shape() {
 	case datatype.ShapeNamed:
-		bs := newBlockListIn(2, z.room)
+		var bs blockList
+		bs.init(2, z.room)
 		t.Walk(1, func(b datatype.Basic, d int64) bool {
 			bs.add(d, 1, z.leaf(b.Size()), 0)
 			return true
 		})
 		return bs.node(z)
 	case datatype.ShapeLowered:
-		return z.build(t.Lower())
+		return z.build(t.Lower(), memo)
 	case datatype.ShapeBlocks:
 		old := a.Types[0]
 		scale := t.BlockUnit()
 		if byteDisps {
 			scale = 1
 		}
-		c, off := z.build(old)
+		c, off := z.build(old, memo)
 		if c == nil {
 			return nil, 0 // unreachable: t has data, so old has
 		}
@@ -255,7 +331,8 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 		if len(a.Displacements) == 1 && (a.Blocklengths == nil && a.Blocklength == 1 || a.Blocklengths != nil && a.Blocklengths[0] == 1) {
 			return c, a.Displacements[0]*scale + off // one instance of old, placed (subarray, darray)
 		}
-		bs := newBlockListIn(len(a.Displacements), z.room)
+		var bs blockList
+		bs.init(len(a.Displacements), z.room)
 		for i, d := range a.Displacements {
 			bl := a.Blocklength
 			if a.Blocklengths != nil {
@@ -266,16 +343,17 @@ func (z *builder) build1(t *datatype.Type) (*dame.Node, int64) {
 		return bs.node(z)
 	case datatype.ShapeStruct:
 		if len(a.Displacements) == 1 && a.Blocklengths[0] == 1 {
-			c, off := z.build(a.Types[0])
+			c, off := z.build(a.Types[0], memo)
 			return c, a.Displacements[0] + off
 		}
-		z.memo.on = true
-		bs := newBlockListIn(len(a.Displacements), z.room)
+		memo.on = true
+		var bs blockList
+		bs.init(len(a.Displacements), z.room)
 		for i, d := range a.Displacements {
 			if a.Blocklengths[i] == 0 || a.Types[i].Size() == 0 {
 				continue
 			}
-			c, off := z.build(a.Types[i])
+			c, off := z.build(a.Types[i], memo)
 			bs.add(d, a.Blocklengths[i], c, off)
 		}
 		return bs.node(z)
@@ -327,7 +405,7 @@ func (z *builder) vector(count, bl, stride int64, c *dame.Node) *dame.Node {
 		}
 		return z.alloc(dame.Node{Op: dame.Vector, Count: count, Blocklen: 1, Stride: stride, Child: z.leaf(L)}).Finish()
 	case vecBlockInner:
-		inner := z.withExtent(z.vector(bl, 1, c.Extent, c), c.Extent*bl) // not used for bl == 1 parents
+		inner := z.withExtent(z.vector(bl, 1, c.Extent, c), c.Extent*bl, nil) // a new node or a leaf // not used for bl == 1 parents
 		return z.vector(count, 1, stride, inner)
 	case vecCountOne:
 		return c
@@ -360,7 +438,9 @@ const smallBlocks = 4
 // (and for more than smallBlocks one more for the children once they
 // differ).
 func newBlockList(n int) blockList {
-	return newBlockListIn(n, nil)
+	var b blockList
+	b.init(n, nil)
+	return b
 }
 
 // ListRoom is room for a program's first short block list (up to four
@@ -372,22 +452,26 @@ type ListRoom struct {
 	used bool
 }
 
-// newBlockListIn is newBlockList, taking room r if n fits and r is
-// unused (r may be nil).
-func newBlockListIn(n int, r *ListRoom) blockList {
+// init makes b (empty) a list of n blocks as newBlockList does, taking
+// room r if n fits and r is unused (r may be nil). It sets b's fields in
+// place: a blockList returned by value is copied 16 bytes at a time from
+// the 8-byte stores that wrote it, a stalled store forward each.
+func (b *blockList) init(n int, r *ListRoom) {
 	if n <= smallBlocks && r != nil && !r.used {
 		r.used = true
-		return blockList{disps: r.ints[:0:n], bls: r.ints[n : n : 2*n], spare: r.kids[:0:n]}
+		b.disps, b.bls, b.spare = r.ints[:0:n], r.ints[n:n:2*n], r.kids[:0:n]
+		return
 	}
 	if n <= smallBlocks {
 		s := new(struct {
 			ints [2 * smallBlocks]int64
 			kids [smallBlocks]*dame.Node
 		})
-		return blockList{disps: s.ints[:0:n], bls: s.ints[n : n : 2*n], spare: s.kids[:0:n]}
+		b.disps, b.bls, b.spare = s.ints[:0:n], s.ints[n:n:2*n], s.kids[:0:n]
+		return
 	}
 	buf := make([]int64, 2*n)
-	return blockList{disps: buf[:0:n], bls: buf[n : n : 2*n]}
+	b.disps, b.bls = buf[:0:n], buf[n:n:2*n]
 }
 
 // kid is the child of block i.
@@ -632,13 +716,13 @@ func gcd(a, b int64) int64 {
 // indexedRuns compiles an indexed type of a leaf whose lists the type keeps
 // as runs (datatype.Type.Runs) without writing the lists out, when they
 // form a few segments; ok is false otherwise (Args then has the lists).
-func (z *builder) indexedRuns(t *datatype.Type) (*dame.Node, int64, bool) {
+func (z *builder) indexedRuns(t *datatype.Type, memo *builtMemo) (*dame.Node, int64, bool) {
 	bls, ds, ok := t.Runs()
 	if !ok {
 		return nil, 0, false
 	}
 	old := t.Old()
-	c, off := z.build(old)
+	c, off := z.build(old, memo)
 	if c == nil || c.Op != dame.ContigFinal {
 		return nil, 0, false
 	}

@@ -376,15 +376,18 @@ func (z *builder) byteRuns(ds, ls []int64) (*dame.Node, int64) {
 	if same {
 		return z.constRuns(ds, l0)
 	}
-	// g divides every length, so the smallest; the power of two dividing
-	// every length is the lowest bit of their OR. When that is the
-	// smallest length it is g, and dividing is shifting.
+	// g divides every length, so the smallest, mn; the power of two
+	// dividing every length is the lowest bit of their OR. When mn is a
+	// power of two (that bit itself, or a larger one), so is g, which is
+	// then that bit: no division, and dividing is shifting.
 	g := or & -or
-	if mn != g {
+	if mn != g && mn&(mn-1) != 0 {
 		g = l0
 		for _, l := range ls[1:] {
 			if l%g != 0 {
-				g = gcd(g, l)
+				if g = gcd(g, l); g == 1 {
+					break // no more divisions (they cost a small struct's commit)
+				}
 			}
 		}
 	}

@@ -53,9 +53,9 @@ func TestRunSegmentsMatchLists(t *testing.T) {
 			continue
 		}
 		var zr, zl builder
-		nr, offr, okr := zr.indexedRuns(ty)
+		nr, offr, okr := zr.indexedRuns(ty, new(builtMemo))
 		a := ty.Args()
-		c, off := zl.build(ty.Old())
+		c, off := zl.build(ty.Old(), new(builtMemo))
 		scale := int64(1)
 		if k := ty.Combiner(); k == datatype.CombinerIndexed || k == datatype.CombinerIndexedBlock {
 			scale = ty.Old().Extent()

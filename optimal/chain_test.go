@@ -23,6 +23,14 @@ func randOptions(r *rand.Rand) Options {
 	return o
 }
 
+// randPaperCosts sets the eight constants of seed 000's cost model to
+// random values in [0, 6).
+func randPaperCosts(r *rand.Rand, c *CostModel) {
+	for _, f := range []*int64{&c.Leaf, &c.Vec, &c.Idx, &c.IdxBuc, &c.Struc, &c.Ix, &c.Bucket, &c.Type} {
+		*f = int64(r.IntN(6))
+	}
+}
+
 // exactCost is the O(n^3) program's optimum, without the chain shortcut.
 func exactCost(t *testing.T, m TypeMap, o Options) (int64, error) {
 	t.Helper()

@@ -67,10 +67,7 @@ func TestExcessBound(t *testing.T) {
 		}
 		o := DefaultOptions()
 		if r.IntN(3) == 0 {
-			c := &o.Cost
-			for _, f := range []*int64{&c.Leaf, &c.Vec, &c.Idx, &c.IdxBuc, &c.Struc, &c.Ix, &c.Bucket, &c.Type} {
-				*f = int64(r.IntN(6))
-			}
+			randPaperCosts(r, &o.Cost)
 			o.Constructors = AllowStruc | Constructors(r.IntN(8))
 		}
 		opt, err := exactCost(t, m, o)
@@ -166,10 +163,7 @@ func TestWindowRuns(t *testing.T) {
 		}
 		o := DefaultOptions()
 		if r.IntN(3) == 0 {
-			c := &o.Cost
-			for _, f := range []*int64{&c.Leaf, &c.Vec, &c.Idx, &c.IdxBuc, &c.Struc, &c.Ix, &c.Bucket, &c.Type} {
-				*f = int64(r.IntN(6))
-			}
+			randPaperCosts(r, &o.Cost)
 			o.Constructors = AllowStruc | Constructors(r.IntN(8))
 		}
 		target := int64(10 + r.IntN(200))

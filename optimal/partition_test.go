@@ -70,10 +70,7 @@ func TestPartitionBound(t *testing.T) {
 		}
 		o := DefaultOptions()
 		if r.IntN(3) == 0 {
-			c := &o.Cost
-			for _, f := range []*int64{&c.Leaf, &c.Vec, &c.Idx, &c.IdxBuc, &c.Struc, &c.Ix, &c.Bucket, &c.Type} {
-				*f = int64(r.IntN(6))
-			}
+			randPaperCosts(r, &o.Cost)
 			o.Constructors = AllowStruc | Constructors(r.IntN(8))
 		}
 		opt, err := exactCost(t, m, o)

@@ -127,10 +127,7 @@ func TestPrimaryBound(t *testing.T) {
 		}
 		o := DefaultOptions()
 		if r.IntN(3) == 0 {
-			c := &o.Cost
-			for _, f := range []*int64{&c.Leaf, &c.Vec, &c.Idx, &c.IdxBuc, &c.Struc, &c.Ix, &c.Bucket, &c.Type} {
-				*f = int64(r.IntN(6))
-			}
+			randPaperCosts(r, &o.Cost)
 			o.Constructors = Constructors(1+r.IntN(15)) & (AllowVec | AllowIdx | AllowIdxBuc | AllowStruc)
 		}
 		opt, err := exactCost(t, m, o)

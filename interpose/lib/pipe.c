@@ -47,6 +47,8 @@ static atomic_int pl_seq;
 #define PL_WAIT 3
 #define PL_PROBE (1 << 20)
 #define PL_PACKETS 4
+// PL_COST_MIN: the cost rule pipelines messages of more packed bytes only
+#define PL_COST_MIN 65568
 #define PL_MINPACKET (8 << 10)
 #define PL_REPS 3
 static double pl_cost = PL_COST;
@@ -240,7 +242,7 @@ static int pl_costly(const ddt_tinfo *ti, const void *buf, int64_t count, int64_
 static int64_t pl_plan(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n) {
 	if (pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
 	if (n > pl_threshold && pl_whole(ti->size, pl_packet)) return pl_packet;
-	if (pl_cost <= 0 || ti->key == 0 || ti->pstate < 0) return 0;
+	if (n <= PL_COST_MIN || pl_cost <= 0 || ti->key == 0 || ti->pstate < 0) return 0;
 	int64_t packet = pl_cost_packet(n);
 	if (!pl_ranges(ti, packet)) return 0;
 	int32_t st = ti->pstate;
@@ -257,7 +259,7 @@ static int64_t pl_plan(const ddt_tinfo *ti, const void *buf, int64_t count, int6
 int pl_would(const ddt_tinfo *ti, int64_t n) {
 	if (pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
 	if (n > pl_threshold && pl_whole(ti->size, pl_packet)) return 1;
-	return pl_cost > 0 && ti->pstate > 0 && pl_ranges(ti, pl_cost_packet(n));
+	return n > PL_COST_MIN && pl_cost > 0 && ti->pstate > 0 && pl_ranges(ti, pl_cost_packet(n));
 }
 
 // ---- ranks --------------------------------------------------------------------

@@ -117,7 +117,7 @@ void isr_poll_all(int wait);
 // PL_L0 bytes: PL_D0 bytes of the message and a PL_TRAILER-byte trailer.
 #define PL_THRESHOLD (256 << 10)
 #define PL_PACKET (256 << 10)
-#define PL_D0 (64 << 10)
+#define PL_D0 (16 << 10)
 #define PL_TRAILER 32
 #define PL_L0 (PL_D0 + PL_TRAILER)
 

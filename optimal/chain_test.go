@@ -31,6 +31,17 @@ func randPaperCosts(r *rand.Rand, c *CostModel) {
 	}
 }
 
+// randStrucOptions returns the paper's options or, one time in three,
+// random cost constants with struc and a random set of the others.
+func randStrucOptions(r *rand.Rand) Options {
+	o := DefaultOptions()
+	if r.IntN(3) == 0 {
+		randPaperCosts(r, &o.Cost)
+		o.Constructors = AllowStruc | Constructors(r.IntN(8))
+	}
+	return o
+}
+
 // exactCost is the O(n^3) program's optimum, without the chain shortcut.
 func exactCost(t *testing.T, m TypeMap, o Options) (int64, error) {
 	t.Helper()

@@ -65,11 +65,7 @@ func TestExcessBound(t *testing.T) {
 		} else {
 			m = gatheredMap(r, 170)
 		}
-		o := DefaultOptions()
-		if r.IntN(3) == 0 {
-			randPaperCosts(r, &o.Cost)
-			o.Constructors = AllowStruc | Constructors(r.IntN(8))
-		}
+		o := randStrucOptions(r)
 		opt, err := exactCost(t, m, o)
 		if err != nil {
 			continue
@@ -161,11 +157,7 @@ func TestWindowRuns(t *testing.T) {
 		if r.IntN(5) == 0 {
 			m[r.IntN(len(m))].Type = "double"
 		}
-		o := DefaultOptions()
-		if r.IntN(3) == 0 {
-			randPaperCosts(r, &o.Cost)
-			o.Constructors = AllowStruc | Constructors(r.IntN(8))
-		}
+		o := randStrucOptions(r)
 		target := int64(10 + r.IntN(200))
 		got, ok1 := partitionBound(m, o, target, 1<<30)
 		plainWindows = true

@@ -68,11 +68,7 @@ func TestPartitionBound(t *testing.T) {
 		if r.IntN(6) == 0 {
 			m[r.IntN(len(m))].Type = "double"
 		}
-		o := DefaultOptions()
-		if r.IntN(3) == 0 {
-			randPaperCosts(r, &o.Cost)
-			o.Constructors = AllowStruc | Constructors(r.IntN(8))
-		}
+		o := randStrucOptions(r)
 		opt, err := exactCost(t, m, o)
 		if err != nil {
 			continue

@@ -120,7 +120,11 @@ func run(t *testing.T, m mpi, np int, lib string, env []string, prog string, arg
 	c.Stdout, c.Stderr = &o, &e
 	err := c.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("%s -np %d %s: timed out\n%s%s", m.name, np, filepath.Base(prog), o.String(), e.String())
+		with := "without the library"
+		if lib != "" {
+			with = "with the library, " + strings.Join(env, " ")
+		}
+		t.Fatalf("%s -np %d %s (%s): timed out after %v\n%s%s", m.name, np, filepath.Base(prog), with, 120*time.Second, o.String(), e.String())
 	}
 	return result{o.String(), e.String(), err}
 }

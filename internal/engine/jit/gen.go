@@ -84,7 +84,10 @@ type gen struct {
 	pf int64
 	// rep is the number of times pack stores each far element again
 	// (throttleOf; 0: none)
-	rep    int
+	rep int
+	// outer is the memory the entry being emitted covers, when known:
+	// its units times their stride (0: not known; see prefetchDist)
+	outer  int64
 	ntUsed bool // some code has non-temporal stores: entries end with SFENCE
 }
 
@@ -372,20 +375,43 @@ const prefetchMinSpan = 64 << 10
 // none.
 const farPrefetchMinSpan = 4 << 20
 
-// farPrefetchMaxStride bounds the stride of those elements: farther
-// apart (L4c M's column: ints 512 KiB apart) each is on a page of its
-// own, every prefetch would walk the page tables, and nothing was
-// measured there.
-const farPrefetchMaxStride = 4096
+// farPrefetchMaxStride bounds the stride of those elements (inclusive):
+// two or more of them share a 4 KiB page. Farther apart nearly every
+// element is on a page of its own, and the prefetch, walking the page
+// tables a few elements ahead of the store that walks them again, lost:
+// measured in C (interpose/bench/farunpack.c, in one process, samples
+// interleaved; docs/interpose-bench.md, "Far-apart doubles, unpack
+// (far2)"), 131,072 doubles at the stride, time of the plain loop over
+// PREFETCHW 8 ahead: 256 bytes 1.16, 512 1.41, 768 1.16, 1,024
+// 0.95-1.29, 1,280 1.08, 1,536 1.04; but 2,064 0.92, 2,560 0.93, 2,896
+// (L3 M) 0.91-0.95 in three runs, 3,584 0.95 (3,072 1.03, 4,096 1.36:
+// the powers of two and their neighbours gain, the strides between
+// lose). With the library preloaded, L3 M's unpack ran at 0.80-0.93x of
+// MPICH's speed with the prefetch and 0.96-1.01x without.
+const farPrefetchMaxStride = 2048
+
+// farPrefetchMinCount is the least count of a loop of such elements
+// that prefetches because the loops around it span farPrefetchMinSpan
+// (g.outer) while the loop itself spans less: most of its prefetches
+// then still fall on its own elements. NAS_MG_x L's rows (724 doubles
+// 144 bytes apart, 104 KB, in 724 rows over 75 MB) are such loops:
+// PREFETCHW 8 elements ahead took 0.80x the time of the plain loop in C
+// (1.25x as fast; 4 ahead 1.20x, 32 ahead 1.25x).
+const farPrefetchMinCount = 4 * maxPrefetchRows
 
 // prefetchDist is the prefetch distance for a loop over count instances
 // of c (count < 0: not known when compiling, the units of an entry),
 // stride bytes apart: rows ahead times the stride when c is one block of
 // 64 bytes to prefetchAhead not adjacent to the next (stride beyond its
-// size) and the loop spans at least prefetchMinSpan, else 0.
+// size) and the loop spans at least prefetchMinSpan; maxPrefetchRows
+// times the stride when c is an element of less than 64 bytes, 64 to
+// farPrefetchMaxStride bytes apart, and the loop (or, for a loop of
+// farPrefetchMinCount or more, the loops around it: g.outer) spans at
+// least farPrefetchMinSpan; else 0.
 func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
-	if prefetchOn && c.Op == dame.ContigFinal && c.Size < 64 && stride >= 64 && stride < farPrefetchMaxStride &&
-		count >= 0 && sat(count, stride) >= farPrefetchMinSpan {
+	if prefetchOn && c.Op == dame.ContigFinal && c.Size < 64 && stride >= 64 && stride <= farPrefetchMaxStride &&
+		count >= 0 && (sat(count, stride) >= farPrefetchMinSpan ||
+		count >= farPrefetchMinCount && g.outer >= farPrefetchMinSpan) {
 		// small elements on lines of their own, far more than L2 holds
 		// (L3 L: 2,096,704 doubles 256 bytes apart): every store's line
 		// comes from memory
@@ -994,16 +1020,56 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	g.prepare(c)
 	g.pf = g.prefetchDist(c, stride, total)
 	g.rep = g.throttleOf(c, stride)
-	defer func() { g.pf, g.rep = 0, 0 }()
-	g.countedLoop(g.unrollOf(c, stride, g.cost(c), 16), func(k int64) {
-		if k > 1 {
-			g.nodes(c, rdi, 0, stride, k)
-		} else {
-			g.node(c, rdi, 0)
-		}
-		g.flush()
-		g.addConst(rdi, k*stride)
-	})
-	g.ret()
+	if total > 0 {
+		g.outer = sat(total, max(stride, -stride))
+	}
+	defer func() { g.pf, g.rep, g.outer = 0, 0, 0 }()
+	body := func() {
+		g.countedLoop(g.unrollOf(c, stride, g.cost(c), 16), func(k int64) {
+			if k > 1 {
+				g.nodes(c, rdi, 0, stride, k)
+			} else {
+				g.node(c, rdi, 0)
+			}
+			g.flush()
+			g.addConst(rdi, k*stride)
+		})
+		g.ret()
+	}
+	if g.pfAligned(c, stride) {
+		// the prefetching loop for blocks on a line boundary, the
+		// plain one for the others
+		g.a.testImm(rdi, 63)
+		j := g.a.jcc(condNE, -1)
+		body()
+		g.a.patch(j, g.a.pc())
+		g.pf = 0
+	}
+	body()
 	return start
 }
+
+// pfAligned reports whether the unpack entry over units of c, stride
+// bytes apart, prefetches only when the first unit starts on a 64-byte
+// line boundary: blocks of 64 bytes to less than pfAlignedMax whose loop
+// prefetches (prefetchDist), stride a multiple of 64 (every block then
+// lies as the first does). A block of such a size off a line boundary
+// covers one line more than its prefetches (one per 64 bytes) reach, and
+// the prefetch lost there: measured in C (interpose/bench/farunpack.c,
+// one process, samples interleaved; docs/interpose-bench.md, "Far-apart
+// doubles, unpack (far2)"), L8 M's unpack (8,192 blocks of 128 bytes 256
+// apart) with both buffers 16 or 48 bytes past a line boundary, as
+// malloc returns large blocks: the native code with its prefetch took
+// 1.15-1.25x the time of a plain loop of 64-byte moves (six runs),
+// without it 0.93-1.04x; on a line boundary it ran 1.10-1.19x as fast as
+// that loop.
+func (g *gen) pfAligned(c *dame.Node, stride int64) bool {
+	return g.pf != 0 && !g.pack && g.pfw && c.Op == dame.ContigFinal && c.Size >= 64 && c.Size < pfAlignedMax &&
+		stride%64 == 0
+}
+
+// pfAlignedMax bounds the blocks of pfAligned: blocks of 256 bytes and
+// more (1 KiB rows, L5b M's 408 bytes) showed no loss off a line
+// boundary (within this machine's noise), and one line more weighs less
+// there.
+const pfAlignedMax = 256

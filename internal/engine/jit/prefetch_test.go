@@ -1,7 +1,9 @@
 package jit
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -9,9 +11,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
+	"github.com/ddtlab/ddt/internal/engine/ref"
 )
 
 // TestPrefetchEmitted checks where the generator prefetches: the unpack
@@ -36,6 +40,19 @@ func TestPrefetchEmitted(t *testing.T) {
 	faceL, _ := datatype.Vector(32768, 1, 32, dbl)
 	faceS, _ := datatype.Vector(1024, 1, 32, dbl)
 	column, _ := datatype.Vector(2048, 1, 1024, dbl) // a page apart: none
+	// L3 M's face: doubles 2,896 bytes apart over 380 MB (beyond
+	// farPrefetchMaxStride: none)
+	faceM0, _ := datatype.Vector(362, 1, 362, dbl)
+	faceM, _ := datatype.HVector(362, 1, 362*362*8, faceM0)
+	// NAS_MG_x L: rows of 724 doubles 144 bytes apart (104 KB), 724 rows
+	// over 75 MB: the rows' loop prefetches 8 elements ahead; rows of 16
+	// (below farPrefetchMinCount) over as much do not
+	mgRow, _ := datatype.Vector(724, 1, 18, dbl)
+	mgL, _ := datatype.HVector(724, 1, 104544, mgRow)
+	shortRow, _ := datatype.Vector(16, 1, 18, dbl)
+	shortRows, _ := datatype.HVector(20000, 1, 4096, shortRow)
+	// the same rows over 1.5 MB (below farPrefetchMinSpan): none
+	mgS, _ := datatype.HVector(15, 1, 104544, mgRow)
 	for _, c := range []struct {
 		name string
 		ty   *datatype.Type
@@ -55,6 +72,11 @@ func TestPrefetchEmitted(t *testing.T) {
 		{"faceL16", faceL, 16, "prefetchw [rbx+0x800]"},
 		{"faceS64", faceS, 64, ""},
 		{"column64", column, 64, ""},
+		{"faceM64", faceM, 64, ""},
+		{"mgL64", mgL, 64, "prefetchw [rbx+0x480]"},
+		{"mgL16", mgL, 16, "prefetchw [rbx+0x480]"},
+		{"shortRows64", shortRows, 64, ""},
+		{"mgS64", mgS, 64, ""},
 	} {
 		lst, err := listingArch(archAMD64, opt.Compile(c.ty), c.vec)
 		if err != nil {
@@ -213,3 +235,94 @@ func TestPrefetchTable(t *testing.T) {
 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// TestPrefetchAligned checks the unpack entries that prefetch only for
+// blocks on a line boundary (pfAligned): L8 M's 128-byte blocks 256
+// bytes apart test RDI's alignment and hold a prefetching loop (taken
+// on a line boundary) and a plain one; pack code, 256-byte blocks and strides not a multiple of 64
+// do not. Then the code of such a type runs against the reference
+// engine with the image 0, 16, 48 and 56 bytes off a line boundary, whole
+// and cut.
+func TestPrefetchAligned(t *testing.T) {
+	if !prefetchOn || !hostPrefW() {
+		t.Skip("DDT_JIT_PF=0 or no PREFETCHW")
+	}
+	dbl := datatype.Of(datatype.Double)
+	l8m, _ := datatype.Vector(8192, 16, 32, dbl)
+	b256, _ := datatype.Vector(8192, 32, 64, dbl)
+	s200, _ := datatype.Vector(8192, 16, 25, dbl)
+	for _, c := range []struct {
+		name string
+		ty   *datatype.Type
+		want bool
+	}{{"l8m", l8m, true}, {"b256", b256, false}, {"s200", s200, false}} {
+		for _, vec := range []int{16, 32, 64} {
+			lst, err := listingArch(archAMD64, opt.Compile(c.ty), vec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			up := strings.Index(lst, "\nunpack ")
+			if up < 0 {
+				t.Fatalf("%s: no unpack code in\n%s", c.name, lst)
+			}
+			if strings.Contains(lst[:up], "test rdi") {
+				t.Errorf("%s/%d: alignment test in the pack code", c.name, vec)
+			}
+			got := strings.Contains(lst[up:], "test rdi, 0x3f")
+			if got != c.want {
+				t.Errorf("%s/%d: alignment test %v, want %v:\n%s", c.name, vec, got, c.want, lst[up:])
+			}
+			if c.want {
+				// two copies of the loop, one with prefetches: two rets
+				u := lst[up:]
+				if n := strings.Count(u, "ret"); n != 2 {
+					t.Errorf("%s/%d: %d rets in the unpack code, want 2", c.name, vec, n)
+				}
+				first := strings.Index(u, "ret")
+				if !strings.Contains(u[:first], "prefetchw") || strings.Contains(u[first:], "prefetchw") {
+					t.Errorf("%s/%d: want prefetches in the first loop only:\n%s", c.name, vec, u)
+				}
+			}
+		}
+	}
+	if !supported {
+		return
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	ty, _ := datatype.Vector(2100, 16, 32, dbl) // above unitMax: the block entry
+	p := opt.Compile(ty)
+	size, _ := ty.PackSize(1)
+	lo, hi, _ := ty.Span(1)
+	pk := guarded(t, int(size))
+	fill(pk, r)
+	for _, vec := range vecs() {
+		c, err := compileVec(p, vec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, off := range []int{0, 8, 16, 48} {
+			img := guarded(t, int(hi-lo)+off)[:hi-lo]
+			// the span is a multiple of 64: the image starts off bytes
+			// before a line boundary
+			if a := uintptr(unsafe.Pointer(&img[0])) % 64; a != uintptr(64-off)%64 {
+				t.Fatalf("image %d bytes off a line, want %d", a, (64-off)%64)
+			}
+			fill(img, r)
+			want := bytes.Clone(img)
+			ref.Unpack(ty, 1, want, -lo, 0, pk)
+			base := bytes.Clone(img)
+			for _, k := range cutsFor(size, r) {
+				copy(img, base)
+				if k > 0 {
+					c.run(false, refFallback{ty}, pk[:k], img, -lo, 1, 0)
+				}
+				if k < size {
+					c.run(false, refFallback{ty}, pk[k:], img, -lo, 1, k)
+				}
+				if !bytes.Equal(img, want) {
+					t.Fatalf("vec %d, image %d bytes off a line, cut at %d: differs at %d", vec, off, k, firstDiff(img, want))
+				}
+			}
+		}
+	}
+}

@@ -237,6 +237,16 @@ func (a *asm) testRR(r reg) {
 	a.note(s, "test %s, %s", r, r)
 }
 
+// testImm sets the flags from r AND the sign-extended 32-bit immediate
+// imm (64 bits).
+func (a *asm) testImm(r reg, imm int32) {
+	s := a.pc()
+	a.rex(1, 0, 0, byte(r>>3)&1, false)
+	a.byte1(0xf7, 0xc0|byte(r&7))
+	a.imm32(imm)
+	a.note(s, "test %s, %#x", r, imm)
+}
+
 // movImm sets r to the sign-extended 32-bit immediate imm.
 func (a *asm) movImm(r reg, imm int32) {
 	s := a.pc()

@@ -174,6 +174,36 @@ LOOPB(b_pfe4, { PFWE(4) Z64(0); })
 LOOPB(b_pfe8, { PFWE(8) Z64(0); })
 LOOPB(b_pfe16, { PFWE(16) Z64(0); })
 
+/* long blocks as memcpy moves them: one unaligned 64-byte move at the
+   start, then 64-byte moves whose stores are on line boundaries (the
+   loads not), the last one unaligned, overlapping (L >= 128) */
+LOOPB(b_dal, {
+    long a = (64 - ((uintptr_t)m & 63)) & 63;
+    __m512i h = _mm512_loadu_si512(o), t = _mm512_loadu_si512(o + L - 64);
+    for (long k = a; k + 64 <= L; k += 64)
+        _mm512_store_si512((void *)(m + k), _mm512_loadu_si512(o + k));
+    _mm512_storeu_si512(m, h);
+    _mm512_storeu_si512(m + L - 64, t);
+})
+/* the same with the loop 4 moves an iteration, loads before stores */
+LOOPB(b_dal4, {
+    long a = (64 - ((uintptr_t)m & 63)) & 63;
+    __m512i h = _mm512_loadu_si512(o), t = _mm512_loadu_si512(o + L - 64);
+    long k = a;
+    for (; k + 256 <= L; k += 256) {
+        __m512i x0 = _mm512_loadu_si512(o + k), x1 = _mm512_loadu_si512(o + k + 64);
+        __m512i x2 = _mm512_loadu_si512(o + k + 128), x3 = _mm512_loadu_si512(o + k + 192);
+        _mm512_store_si512((void *)(m + k), x0);
+        _mm512_store_si512((void *)(m + k + 64), x1);
+        _mm512_store_si512((void *)(m + k + 128), x2);
+        _mm512_store_si512((void *)(m + k + 192), x3);
+    }
+    for (; k + 64 <= L; k += 64)
+        _mm512_store_si512((void *)(m + k), _mm512_loadu_si512(o + k));
+    _mm512_storeu_si512(m, h);
+    _mm512_storeu_si512(m + L - 64, t);
+})
+
 /* stores aligned to the destination's lines: a masked store for the
    part of each line the block covers, the loads from the packed bytes
    at the same offsets (masked, unaligned) */
@@ -249,7 +279,7 @@ int main(int argc, char **argv)
     } else if (L == 8) {
         V(p_loop), V(p_st3), V(p_pt8), V(p_pt16), V(p_g8);
     } else if (!packing) {
-        V(b_z64), V(b_z64m), V(b_y32), V(b_memcpy), V(b_movsb), V(b_pfw1), V(b_pfw4), V(b_pfw8), V(b_pfw16), V(b_al), V(b_pfe4), V(b_pfe8), V(b_pfe16);
+        V(b_z64), V(b_z64m), V(b_y32), V(b_memcpy), V(b_movsb), V(b_pfw1), V(b_pfw4), V(b_pfw8), V(b_pfw16), V(b_al), V(b_pfe4), V(b_pfe8), V(b_pfe16), V(b_dal), V(b_dal4);
         if (off % 64 == 0)
             V(b_nt);
     } else {

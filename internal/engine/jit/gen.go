@@ -362,6 +362,19 @@ var prefetchAhead int64 = 4096
 // prefetchOn is cleared by DDT_JIT_PF=0 (for measurements).
 var prefetchOn = os.Getenv("DDT_JIT_PF") != "0"
 
+// blockPrefetchMaxStride bounds the stride of the blocks whose unpack
+// prefetches (a variable for measurements). Farther apart, each block's
+// prefetches a few rows ahead fall on pages of their own, and they lost:
+// MILC_su3_zd.recv M (32 blocks of 3,072 bytes 49,152 apart, 98 KB
+// packed) took 1.28-1.39x the time of the native code without them in
+// one process (C, interpose/bench/farunpack.c; docs/interpose-bench.md,
+// "Far-apart doubles, unpack (far2)"), and in C at 128 to 680 such
+// blocks (0.4 to 2 MB) prefetching 1 block ahead ran at 0.88-1.05x, 4
+// ahead 0.58-0.94x of the plain loop, never a gain beyond 5 %. The
+// gains measured (bench/RESULTS.md §18: 1 KiB rows 2 KiB apart, 128-byte
+// blocks 256 apart) are all within this bound.
+var blockPrefetchMaxStride int64 = 4096
+
 // prefetchMinSpan is the least memory a loop of known count spans for
 // its unpack to prefetch: below it (L8 S: 16 blocks in 4 KiB) most
 // prefetches would fall past the message, and the lines are few.
@@ -403,7 +416,8 @@ const farPrefetchMinCount = 4 * maxPrefetchRows
 // of c (count < 0: not known when compiling, the units of an entry),
 // stride bytes apart: rows ahead times the stride when c is one block of
 // 64 bytes to prefetchAhead not adjacent to the next (stride beyond its
-// size) and the loop spans at least prefetchMinSpan; maxPrefetchRows
+// size, at most blockPrefetchMaxStride) and the loop spans at least
+// prefetchMinSpan; maxPrefetchRows
 // times the stride when c is an element of less than 64 bytes, 64 to
 // farPrefetchMaxStride bytes apart, and the loop (or, for a loop of
 // farPrefetchMinCount or more, the loops around it: g.outer) spans at
@@ -417,7 +431,8 @@ func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 		// comes from memory
 		return sat(maxPrefetchRows, stride)
 	}
-	if !prefetchOn || c.Op != dame.ContigFinal || c.Size < 64 || c.Size >= prefetchAhead || stride <= c.Size {
+	if !prefetchOn || c.Op != dame.ContigFinal || c.Size < 64 || c.Size >= prefetchAhead || stride <= c.Size ||
+		stride > blockPrefetchMaxStride {
 		return 0
 	}
 	if count >= 0 && sat(count, stride) < prefetchMinSpan {

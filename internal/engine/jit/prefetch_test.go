@@ -53,6 +53,10 @@ func TestPrefetchEmitted(t *testing.T) {
 	shortRows, _ := datatype.HVector(20000, 1, 4096, shortRow)
 	// the same rows over 1.5 MB (below farPrefetchMinSpan): none
 	mgS, _ := datatype.HVector(15, 1, 104544, mgRow)
+	// blocks beyond blockPrefetchMaxStride apart (MILC_su3_zd M's 3 KiB
+	// blocks 48 KiB apart): none; 1 KiB rows a page apart: 4 rows ahead
+	milc, _ := datatype.Vector(100, 384, 6144, dbl)
+	rows4k, _ := datatype.Vector(100, 128, 512, dbl)
 	for _, c := range []struct {
 		name string
 		ty   *datatype.Type
@@ -77,6 +81,8 @@ func TestPrefetchEmitted(t *testing.T) {
 		{"mgL16", mgL, 16, "prefetchw [rbx+0x480]"},
 		{"shortRows64", shortRows, 64, ""},
 		{"mgS64", mgS, 64, ""},
+		{"milc64", milc, 64, ""},
+		{"rows4k64", rows4k, 64, "prefetchw [rbx+rdx+0x4400]"},
 	} {
 		lst, err := listingArch(archAMD64, opt.Compile(c.ty), c.vec)
 		if err != nil {

@@ -87,7 +87,11 @@ type gen struct {
 	rep int
 	// outer is the memory the entry being emitted covers, when known:
 	// its units times their stride (0: not known; see prefetchDist)
-	outer  int64
+	outer int64
+	// nest is how many times the node being emitted runs per call: the
+	// counts of the loops around it times the entry's units when known
+	// (0 or 1: once; see throttleOf)
+	nest   int64
 	ntUsed bool // some code has non-temporal stores: entries end with SFENCE
 }
 
@@ -470,15 +474,32 @@ const (
 	throttleRepeats   = 2
 )
 
-// throttleOf is the repeated stores (move) of pack for instances of c
-// stride bytes apart: throttleRepeats for single 8-byte elements
-// throttleMinStride to throttleMaxStride bytes apart, else 0.
-// DDT_JIT_THROTTLE=0 turns it off (for measurements).
-func (g *gen) throttleOf(c *dame.Node, stride int64) int {
+// throttleMaxElems bounds the elements a call packs with the repeats
+// (the loop's count times g.nest): L3 M's 131,044 doubles 2,896 bytes
+// apart (380 MB, the page tables themselves beyond the caches) packed
+// at 0.84-0.93x of MPICH's speed with the repeats and 0.99-1.00x without
+// (three rounds each, one process per setting, the library preloaded;
+// on Open MPI the library's own time 7-10 % lower without), and in C
+// (interpose/bench/farunpack.c) three stores ran at 0.92-0.96x the speed
+// of one in four runs; NAS_MG_x M's 16,384 doubles, where the repeats
+// were measured to gain, and farpack.c's 16,384 at 16 KiB apart stay
+// under it (docs/interpose-bench.md, "Far-apart doubles, unpack
+// (far2)").
+const throttleMaxElems = 65536
+
+// throttleOf is the repeated stores (move) of pack for count instances
+// of c stride bytes apart (count < 0: not known): throttleRepeats for
+// single 8-byte elements throttleMinStride to throttleMaxStride bytes
+// apart, at most throttleMaxElems of them per call as far as known,
+// else 0. DDT_JIT_THROTTLE=0 turns it off (for measurements).
+func (g *gen) throttleOf(c *dame.Node, stride, count int64) int {
 	if !throttleOn || !g.pack || c.Op != dame.ContigFinal || c.Size != 8 {
 		return 0
 	}
 	if s := max(stride, -stride); s < throttleMinStride || s > throttleMaxStride {
+		return 0
+	}
+	if sat(max(g.nest, 1), max(count, 1)) > throttleMaxElems {
 		return 0
 	}
 	return throttleRepeats
@@ -972,8 +993,9 @@ func (g *gen) unrollOf(c *dame.Node, stride, cc, count int64) int64 {
 // mb+mo: unrolled entirely when short, otherwise a counted loop whose body
 // holds a few copies.
 func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
-	defer func(r int) { g.rep = r }(g.rep)
-	g.rep = g.throttleOf(c, stride)
+	defer func(r int, n int64) { g.rep, g.nest = r, n }(g.rep, g.nest)
+	g.rep = g.throttleOf(c, stride, count)
+	g.nest = sat(max(g.nest, 1), count) // c's nodes run count times as often
 	cc := g.cost(c)
 	if sat(count, cc) <= unrollMoves {
 		if g.gathers(c, stride) {
@@ -1034,11 +1056,13 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 	g.po = 0
 	g.prepare(c)
 	g.pf = g.prefetchDist(c, stride, total)
-	g.rep = g.throttleOf(c, stride)
+	g.nest = 1
+	g.rep = g.throttleOf(c, stride, total)
 	if total > 0 {
 		g.outer = sat(total, max(stride, -stride))
+		g.nest = total
 	}
-	defer func() { g.pf, g.rep, g.outer = 0, 0, 0 }()
+	defer func() { g.pf, g.rep, g.outer, g.nest = 0, 0, 0, 0 }()
 	body := func() {
 		g.countedLoop(g.unrollOf(c, stride, g.cost(c), 16), func(k int64) {
 			if k > 1 {

@@ -957,6 +957,43 @@ func TestThrottle(t *testing.T) {
 			}
 		}
 	}
+	// the elements of a call, over the loops around (throttleMaxElems):
+	// NAS_MG_x M's 128 rows of 128 doubles 2,064 bytes apart repeat, L3
+	// M's 131,044 doubles 2,896 apart (a vector of vectors) do not, nor
+	// 70,000 in one loop; 65,536 in 256 rows of 256 do, 257 rows not
+	must := func(x *datatype.Type, err error) *datatype.Type {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	for _, c := range []struct {
+		name string
+		ty   *datatype.Type
+		want bool
+	}{
+		{"NAS_MG_x M", must(datatype.HVector(128, 1, 130*2064, must(datatype.Vector(128, 1, 258, dbl)))), true},
+		{"L3 M", must(datatype.HVector(362, 1, 362*362*8, must(datatype.Vector(362, 1, 362, dbl)))), false},
+		{"70000", must(datatype.Vector(70000, 1, 362, dbl)), false},
+		{"256x256", must(datatype.HVector(256, 1, 260*2064, must(datatype.Vector(256, 1, 258, dbl)))), true},
+		{"257x256", must(datatype.HVector(257, 1, 260*2064, must(datatype.Vector(256, 1, 258, dbl)))), false},
+		// a block entry of 4 (3) units, each 130 rows of 130: 67,600
+		// (50,700) elements, counted through both loops
+		{"4x130x130", must(datatype.HVector(4, 1, 1<<28, must(datatype.HVector(130, 1, 132*2064, must(datatype.Vector(130, 1, 258, dbl)))))), false},
+		{"3x130x130", must(datatype.HVector(3, 1, 1<<28, must(datatype.HVector(130, 1, 132*2064, must(datatype.Vector(130, 1, 258, dbl)))))), true},
+	} {
+		for _, vec := range []int{16, 32, 64} {
+			p, _ := runs(c.ty, vec)
+			want := 1
+			if c.want {
+				want = 1 + throttleRepeats
+			}
+			if len(p) != 1 || p[want] == 0 {
+				t.Errorf("%s, %d-byte moves: pack stores in runs %v, want all of %d", c.name, vec, p, want)
+			}
+		}
+	}
 }
 
 // TestNoCode: a program whose blocks are all runs longer than the units

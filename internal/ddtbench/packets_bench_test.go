@@ -14,8 +14,9 @@ import (
 // path shows per layout (go test -run '^$' -bench PacketRanges
 // ./internal/ddtbench). Types are committed with Threads 1, as the
 // library commits them: the whole message then runs on one goroutine,
-// like each packet, and is used a few times first, so that native code
-// exists where the engine generates it.
+// like each packet; and with JITNow, so that both run the best engine
+// (native code where the generator covers the type, as the library's
+// types run once used enough; DDT_NOJIT=1 measures the compiled engine).
 func BenchmarkPacketRanges(b *testing.B) {
 	ops, err := Load("large")
 	if err != nil {
@@ -26,7 +27,7 @@ func BenchmarkPacketRanges(b *testing.B) {
 		if o.Op != "send" {
 			continue
 		}
-		c, err := ddt.CommitWith(o.Type, ddt.Options{Threads: 1})
+		c, err := ddt.CommitWith(o.Type, ddt.Options{Threads: 1, JITNow: true})
 		if err != nil {
 			b.Fatal(err)
 		}

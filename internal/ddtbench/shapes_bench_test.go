@@ -81,7 +81,7 @@ func rangeShapes() []rangeShape {
 func BenchmarkRangeShapes(b *testing.B) {
 	const packet = 256 << 10
 	for _, s := range rangeShapes() {
-		c, err := ddt.CommitWith(s.t, ddt.Options{Threads: 1})
+		c, err := ddt.CommitWith(s.t, ddt.Options{Threads: 1, JITNow: true})
 		if err != nil {
 			b.Fatal(err)
 		}

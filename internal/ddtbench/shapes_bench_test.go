@@ -2,6 +2,9 @@ package ddtbench
 
 import (
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ddtlab/ddt"
@@ -77,9 +80,20 @@ func rangeShapes() []rangeShape {
 }
 
 // BenchmarkRangeShapes is BenchmarkPacketRanges over rangeShapes: each
-// type packed and unpacked whole and in 256 KiB packets (Threads 1).
+// type packed and unpacked whole and in 256 KiB packets (Threads 1), or
+// in packets of DDT_BENCH_PACKET bytes (K suffix accepted).
 func BenchmarkRangeShapes(b *testing.B) {
-	const packet = 256 << 10
+	packet := int64(256 << 10)
+	if v := os.Getenv("DDT_BENCH_PACKET"); v != "" {
+		k, err := strconv.ParseInt(strings.TrimSuffix(v, "K"), 10, 64)
+		if err != nil || k <= 0 {
+			b.Fatalf("DDT_BENCH_PACKET=%q", v)
+		}
+		if strings.HasSuffix(v, "K") {
+			k <<= 10
+		}
+		packet = k
+	}
 	for _, s := range rangeShapes() {
 		c, err := ddt.CommitWith(s.t, ddt.Options{Threads: 1, JITNow: true})
 		if err != nil {
@@ -101,5 +115,52 @@ func BenchmarkRangeShapes(b *testing.B) {
 			}
 		}
 		benchWholeAndPackets(b, c, s.name, arena, pk, 0, s.count, packet)
+	}
+}
+
+// BenchmarkRangeCall is the fixed cost of one range: a Packer or Unpacker
+// made, moved to a byte and run over 64 bytes, at offsets 4099 bytes
+// apart through the message of each rangeShapes type, as packets go (the
+// lists' and the image's cache lines mostly not in cache; ns/op per
+// range).
+func BenchmarkRangeCall(b *testing.B) {
+	for _, s := range rangeShapes() {
+		c, err := ddt.CommitWith(s.t, ddt.Options{Threads: 1, JITNow: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		size, err := c.PackSize(s.count)
+		if err != nil {
+			b.Fatal(err)
+		}
+		arena := make([]byte, s.t.TrueLB()+s.t.TrueExtent()+(s.count-1)*s.t.Extent())
+		pk := make([]byte, 64)
+		const step = 4099 // forward, as packets go, not aligned to blocks
+		b.Run(s.name+"/pack", func(b *testing.B) {
+			off := int64(0)
+			for b.Loop() {
+				off = (off + step) % (size - 64)
+				p, err := c.NewPacker(arena, 0, s.count)
+				if err != nil || p.SetPos(off) != nil {
+					b.Fatal(err)
+				}
+				if _, err := p.Pack(pk); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(s.name+"/unpack", func(b *testing.B) {
+			off := int64(0)
+			for b.Loop() {
+				off = (off + step) % (size - 64)
+				u, err := c.NewUnpacker(arena, 0, s.count)
+				if err != nil || u.SetPos(off) != nil {
+					b.Fatal(err)
+				}
+				if _, err := u.Unpack(pk); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

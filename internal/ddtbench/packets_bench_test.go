@@ -1,28 +1,32 @@
 package ddtbench
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ddtlab/ddt"
 )
 
 // BenchmarkPacketRanges packs and unpacks each large DDTBench send layout
-// whole and in 256 KiB packets the way the interposition library's
-// pipeline does (interpose/lib/pipe.c, ddtgoPackRange and
-// ddtgoUnpackRange: a Packer or Unpacker positioned at the packet's first
-// byte), so that the cost of the range path against the whole-message
-// path shows per layout (go test -run '^$' -bench PacketRanges
-// ./internal/ddtbench). Types are committed with Threads 1, as the
-// library commits them: the whole message then runs on one goroutine,
-// like each packet; and with JITNow, so that both run the best engine
-// (native code where the generator covers the type, as the library's
-// types run once used enough; DDT_NOJIT=1 measures the compiled engine).
+// whole and in 256 KiB packets (DDT_BENCH_PACKET=8K etc. for other sizes)
+// the way the interposition library's pipeline does (interpose/lib/pipe.c,
+// ddtgoPackRange and ddtgoUnpackRange: a Packer or Unpacker positioned at
+// the packet's first byte), so that the cost of the range path against the
+// whole-message path shows per layout (go test -run '^$' -bench
+// PacketRanges ./internal/ddtbench). Types are committed with Threads 1,
+// as the library commits them: the whole message then runs on one
+// goroutine, like each packet; and with JITNow, so that both run the best
+// engine (native code where the generator covers the type, as the
+// library's types run once used enough; DDT_NOJIT=1 measures the compiled
+// engine).
 func BenchmarkPacketRanges(b *testing.B) {
 	ops, err := Load("large")
 	if err != nil {
 		b.Fatal(err)
 	}
-	const packet = 256 << 10
+	packet := benchPacket(b)
 	for _, o := range ops {
 		if o.Op != "send" {
 			continue
@@ -94,4 +98,22 @@ func benchWholeAndPackets(b *testing.B, c *ddt.Committed, name string, arena, pk
 			}
 		}
 	})
+}
+
+// benchPacket is the packet size of the packet benchmarks: 256 KiB, the
+// interposition library's default, or DDT_BENCH_PACKET bytes (K suffix
+// accepted).
+func benchPacket(b *testing.B) int64 {
+	v := os.Getenv("DDT_BENCH_PACKET")
+	if v == "" {
+		return 256 << 10
+	}
+	k, err := strconv.ParseInt(strings.TrimSuffix(v, "K"), 10, 64)
+	if err != nil || k <= 0 {
+		b.Fatalf("DDT_BENCH_PACKET=%q", v)
+	}
+	if strings.HasSuffix(v, "K") {
+		k <<= 10
+	}
+	return k
 }

@@ -2,9 +2,6 @@ package ddtbench
 
 import (
 	"math/rand/v2"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ddtlab/ddt"
@@ -83,17 +80,7 @@ func rangeShapes() []rangeShape {
 // type packed and unpacked whole and in 256 KiB packets (Threads 1), or
 // in packets of DDT_BENCH_PACKET bytes (K suffix accepted).
 func BenchmarkRangeShapes(b *testing.B) {
-	packet := int64(256 << 10)
-	if v := os.Getenv("DDT_BENCH_PACKET"); v != "" {
-		k, err := strconv.ParseInt(strings.TrimSuffix(v, "K"), 10, 64)
-		if err != nil || k <= 0 {
-			b.Fatalf("DDT_BENCH_PACKET=%q", v)
-		}
-		if strings.HasSuffix(v, "K") {
-			k <<= 10
-		}
-		packet = k
-	}
+	packet := benchPacket(b)
 	for _, s := range rangeShapes() {
 		c, err := ddt.CommitWith(s.t, ddt.Options{Threads: 1, JITNow: true})
 		if err != nil {

@@ -189,7 +189,11 @@ func TestRangesMatchReference(t *testing.T) {
 func TestRangesLongLists(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
 	leaves := []*datatype.Type{datatype.Of(datatype.Double), datatype.Of(datatype.Float), datatype.Of(datatype.Char)}
-	for i := range 40 {
+	n := 40
+	if testing.Short() {
+		n = 10
+	}
+	for i := range n {
 		ty := longListType(r, leaves[i%len(leaves)], i)
 		checkRanges(t, r, ty, 1+r.Int64N(3))
 	}

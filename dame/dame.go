@@ -20,6 +20,7 @@ package dame
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -182,10 +183,27 @@ func (n *Node) BlockOffset(i int64) int64 {
 	if k > 0 {
 		s = n.markTable()[k]
 	}
-	for j := k * markEvery; j < i; j++ {
-		s += n.blockSize(j)
+	return s + n.sizeOf(k*markEvery, i)
+}
+
+// sizeOf is the packed size of blocks [i, j) of an Index or Struct node:
+// a loop of one multiply-add per block (the child's size read once for
+// an Index).
+func (n *Node) sizeOf(i, j int64) int64 {
+	var s int64
+	lens := n.Blocklens[i:j]
+	if n.Op == Struct {
+		cs := n.Children[i:j]
+		cs = cs[:len(lens)]
+		for k, b := range lens {
+			s += b * cs[k].Size
+		}
+		return s
 	}
-	return s
+	for _, b := range lens {
+		s += b
+	}
+	return s * n.Child.Size
 }
 
 // blockSize is the packed size of block i of an Index or Struct node.
@@ -243,25 +261,78 @@ func (n *Node) FindBlockOffset(off int64) (int64, int64) {
 	var k int
 	var s int64
 	if marks := n.markTable(); marks != nil {
-		var found bool
-		k, found = slices.BinarySearch(marks, off)
-		if !found {
-			k--
-		}
-		for k+1 < len(marks) && marks[k+1] <= off {
-			k++
-		}
+		k = lastMark(marks, off, n.Size)
 		s = marks[k]
 	}
 	nb := int64(len(n.Disps))
-	for i = int64(k) * markEvery; i+1 < nb; i++ {
-		e := s + n.blockSize(i)
+	i = int64(k) * markEvery
+	lens := n.Blocklens[i:nb]
+	if n.Op == Struct {
+		cs := n.Children[i:nb]
+		cs = cs[:len(lens)]
+		j := 0
+		for ; j+1 < len(lens); j++ {
+			e := s + lens[j]*cs[j].Size
+			if e > off {
+				break
+			}
+			s = e
+		}
+		return i + int64(j), s
+	}
+	c := n.Child.Size
+	j := 0
+	for ; j+1 < len(lens); j++ {
+		e := s + lens[j]*c
 		if e > off {
 			break
 		}
 		s = e
 	}
-	return i, s
+	return i + int64(j), s
+}
+
+// lastMark returns the last k with marks[k] <= off (marks ascending,
+// marks[0] = 0 <= off, size the packed size the marks run up to). It
+// starts at the mark the average block size predicts and gallops from
+// there to a bracket it then halves: a few loads, mostly from the same
+// cache lines, for lists whose blocks are of about one size, and no more
+// than twice a binary search's for any other.
+func lastMark(marks []int64, off, size int64) int {
+	m := len(marks)
+	k := 0
+	if size > 0 && off < size && off <= math.MaxInt64/int64(m) {
+		k = min(int(off*int64(m)/size), m-1)
+	}
+	lo, hi := 0, m // marks[lo] <= off; hi == m or marks[hi] > off
+	if marks[k] <= off {
+		lo = k
+		for step := 1; k+step < m; step <<= 1 {
+			if marks[k+step] > off {
+				hi = k + step
+				break
+			}
+			lo = k + step
+		}
+	} else {
+		hi = k
+		for step := 1; k-step > 0; step <<= 1 {
+			if marks[k-step] <= off {
+				lo = k - step
+				break
+			}
+			hi = k - step
+		}
+	}
+	for hi-lo > 1 {
+		h := int(uint(lo+hi) >> 1)
+		if marks[h] <= off {
+			lo = h
+		} else {
+			hi = h
+		}
+	}
+	return lo
 }
 
 // Finish computes the cached fields of n (Size, Count of lists, Depth)

@@ -329,43 +329,57 @@ func run(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int
 	case kBlocks:
 		q := po
 		for k := 0; k < cnt; k++ {
-			b := mo + k*ext
-			for i, o := range c.offs {
-				kid := c.blockKid(i)
-				bl := int(c.lens[i])
-				run(kid, pack, m, b+int(o), p, q, bl, int(kid.n.Extent))
-				q += bl * kid.size
-			}
+			q = c.runBlocks(pack, m, mo+k*ext, p, q, 0, len(c.offs))
 		}
 	}
 }
 
+// runBlocks moves the whole blocks [i, j) of one instance of the kBlocks
+// node c, whose memory is at m+mo, packed from p+po on, and returns the
+// packed offset after them.
+func (c *cnode) runBlocks(pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, i, j int) int {
+	offs, lens := c.offs[i:j], c.lens[i:j]
+	lens = lens[:len(offs)]
+	for k, o := range offs {
+		kid := c.blockKid(i + k)
+		bl := int(lens[k])
+		run(kid, pack, m, mo+int(o), p, po, bl, int(kid.n.Extent))
+		po += bl * kid.size
+	}
+	return po
+}
+
 // runIndexF runs cnt instances of a kIndexF node (see run).
 func runIndexF(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, cnt, ext int) {
-	if c.lv > LevelGo {
-		if c.size == 0 {
-			return
-		}
-		for k := 0; k < cnt; k++ {
-			if pack {
-				gatherBlocks(c.lv, at(p, po+k*c.size), m, mo+k*ext, c.offs, c.lens, c.L)
-			} else {
-				scatterBlocks(c.lv, m, mo+k*ext, at(p, po+k*c.size), c.offs, c.lens, c.L)
-			}
-		}
+	if c.size == 0 {
 		return
 	}
 	for k := 0; k < cnt; k++ {
-		q, b := po+k*c.size, mo+k*ext
-		for i, o := range c.offs {
-			L := int(c.lens[i]) * c.L
-			if pack {
-				mvWords(at(p, q), at(m, b+int(o)), L)
-			} else {
-				mvWords(at(m, b+int(o)), at(p, q), L)
-			}
-			q += L
+		c.indexBlocks(pack, m, mo+k*ext, p, po+k*c.size, c.offs, c.lens)
+	}
+}
+
+// indexBlocks moves the whole blocks of a kIndexF node at the memory
+// offsets offs (a run of its list, lens their lengths in units) from
+// m+mo, packed from p+po on, with the widest kernel that applies.
+func (c *cnode) indexBlocks(pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, offs, lens []int64) {
+	if c.lv > LevelGo {
+		if pack {
+			gatherBlocks(c.lv, at(p, po), m, mo, offs, lens, c.L)
+		} else {
+			scatterBlocks(c.lv, m, mo, at(p, po), offs, lens, c.L)
 		}
+		return
+	}
+	lens = lens[:len(offs)]
+	for i, o := range offs {
+		L := int(lens[i]) * c.L
+		if pack {
+			mvWords(at(p, po), at(m, mo+int(o)), L)
+		} else {
+			mvWords(at(m, mo+int(o)), at(p, po), L)
+		}
+		po += L
 	}
 }
 
@@ -501,6 +515,10 @@ func runRange(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, p
 			bo = i * bs
 		}
 	}
+	if (c.kind == kIndexF || c.kind == kBlocks) && lo < hi {
+		c.rangeList(pack, i, bo, m, mo, p, po, lo, hi)
+		return
+	}
 	// bo is the packed offset of block i
 	for ; i < nb && lo < hi; i++ {
 		bend := bo + int(n.BlockLen(i)*n.ChildOf(i).Size)
@@ -512,6 +530,54 @@ func runRange(c *cnode, pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, p
 		}
 		bo = bend
 	}
+}
+
+// rangeList moves the packed bytes [lo, hi) of one instance of the
+// kIndexF or kBlocks node c (memory at m+mo, byte lo at p+po), lo inside
+// block i, whose packed offset is bo: the blocks cut by lo and hi one by
+// one, the whole blocks between them in one run of the kernels the whole
+// instance takes (indexBlocks, runBlocks). Block hi lies in is found by
+// a binary search (dame.Node.FindBlockOffset), so a range costs its
+// blocks, not the blocks before it.
+func (c *cnode) rangeList(pack bool, i, bo int, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, lo, hi int) {
+	n := c.n
+	if bend := bo + c.blockBytes(i); lo > bo || hi < bend {
+		e := min(hi, bend)
+		c.rangeBlock(pack, i, bo, m, mo, p, po, lo, e)
+		po += e - lo
+		lo, bo = e, bend
+		i++
+		if lo == hi {
+			return
+		}
+	}
+	// the block holding byte hi (none past the last block), and its packed
+	// offset; blocks [i, j) are whole
+	j, jo := len(c.offs), c.size
+	if hi < c.size {
+		j64, jo64 := n.FindBlockOffset(int64(hi))
+		j, jo = int(j64), int(jo64)
+	}
+	if j > i {
+		if c.kind == kIndexF {
+			c.indexBlocks(pack, m, mo, p, po, c.offs[i:j], c.lens[i:j])
+		} else {
+			c.runBlocks(pack, m, mo, p, po, i, j)
+		}
+		po += jo - lo
+		lo = jo
+	}
+	if lo < hi {
+		c.rangeBlock(pack, j, jo, m, mo, p, po, lo, hi)
+	}
+}
+
+// blockBytes is the packed size of block i of a kIndexF or kBlocks node.
+func (c *cnode) blockBytes(i int) int {
+	if c.kind == kIndexF {
+		return int(c.lens[i]) * c.L
+	}
+	return int(c.lens[i]) * c.blockKid(i).size
 }
 
 // rangeBlock moves the packed bytes [lo, hi) (instance offsets) of block i

@@ -681,6 +681,19 @@ type walker struct {
 // mo+k*ext of mem and its packed bytes from pb+k*n.Size.
 func (w *walker) many(n *dame.Node, mo, pb, cnt, ext, lo, hi int64) {
 	S := n.Size
+	if n.Op == dame.ContigFinal && (ext == S || cnt == 1) && lo < hi {
+		// leaf instances end to end (the blocks of a list of elements):
+		// one run of bytes, not a copy per element
+		e := min(hi, pb+cnt*S)
+		m := w.mem[mo+lo-pb : mo+e-pb]
+		b := w.buf[lo-w.from : e-w.from]
+		if w.d == 0 {
+			copy(b, m)
+		} else {
+			copy(m, b)
+		}
+		return
+	}
 	k := (lo - pb) / S
 	nc := w.c.nodes[n]
 	for lo < hi && k < cnt {

@@ -11,11 +11,14 @@
 //     (a magic number, the message's length, a private tag, a check);
 //   - packets 1.. carry the rest, DDT_MPI_PACKET bytes each, on a private
 //     duplicate of MPI_COMM_WORLD made at MPI_Init, to the receiver's
-//     rank in MPI_COMM_WORLD, under a tag private to this message.
+//     rank in MPI_COMM_WORLD, under a tag private to this message; or, for
+//     a type whose instances exceed half a packet, aligned packets of
+//     whole instances (a trailer of magic PL_MAGIC_A, pl_span).
 //
 // The sender packs packet k+1 while packets up to k are in flight; the
 // receiver posts the receives of all the rest as soon as packet 0 has
-// matched and unpacks packet k while k+1 arrives. Every receive of PL_L0
+// matched and unpacks packet k while k+1 arrives (a type whose ranges are
+// not cheap: the whole instances that arrived). Every receive of PL_L0
 // bytes or more looks for the trailer when it got exactly PL_L0 bytes:
 // the receiving type need not be the sender's (a contiguous receive takes
 // the rest straight into the user's memory). The sender never waits for
@@ -57,21 +60,31 @@ static atomic_int pl_seq;
 #define PL_REPS 3
 static double pl_cost = PL_COST;
 static int64_t pl_wait = PL_WAIT;
-static int pl_debug; // DDT_MPI_PIPE_DEBUG=1: print the cost rule's decisions and packet timings
+static int pl_debug; // DDT_MPI_PIPE_DEBUG=1: print the cost rule's decisions and each message's timings; 2: each packet's
+// PL_SPIN: the default of DDT_MPI_PIPE_SPIN, how long (µs) pl_send tests
+// packet 0 before it packs the rest: on Open MPI packet 0 went on only
+// with the sender's progress, so the receiver saw it (and posted the
+// receives of the rest) only once the whole message was packed
 #define PL_SPIN 30
-static double pl_spin = PL_SPIN * 1e-6; // DDT_MPI_PIPE_SPIN (µs): pl_send's wait for packet 0
-#define PL_PSPIN 0
-// pl_pack_poll's pieces: on Open MPI only (MPICH's packets need no
-// progress of the sender's to travel, and its progress calls cost)
+static double pl_spin = PL_SPIN * 1e-6;
+// PL_CHUNK: the default of DDT_MPI_PIPE_CHUNK, pl_pack_poll's pieces: on
+// Open MPI only (MPICH's packets travel without the sender's progress,
+// and there its progress calls measured no gain)
 #ifdef OPEN_MPI
 #define PL_CHUNK (8 << 10)
 #else
 #define PL_CHUNK 0
 #endif
-static int pl_sub;
-static int64_t pl_chunk = PL_CHUNK; // DDT_MPI_PIPE_CHUNK: pl_pack_poll's pieces (0: none)
-static double pl_pspin = PL_PSPIN * 1e-6; // DDT_MPI_PIPE_PSPIN (µs): pl_send's wait for each packet
-static int pl_align = 1; // DDT_MPI_PIPE_ALIGN=0: no aligned packets (pl_align_packet)
+static int64_t pl_chunk = PL_CHUNK;
+// pl_align: DDT_MPI_PIPE_ALIGN=0 sends no aligned packets (pl_align_packet).
+// Experiments, off by default: DDT_MPI_PIPE_SUB=1 polls inside the
+// instances of aligned packets too (pieces by ddt's range path, slow on
+// irregular types today), DDT_MPI_PIPE_SEQ=1 posts the receive of each
+// packet only once the one before is in and unpacked (on Open MPI the
+// packets after the first, all posted at once, often arrived only when the
+// sender had packed them all; one at a time they did not, but the
+// ping-pong did not measure faster)
+static int pl_align = 1, pl_sub, pl_seqrecv;
 
 typedef struct {
 	uint64_t magic;
@@ -144,9 +157,9 @@ void pl_setup(void) {
 	pl_wait = envint("DDT_MPI_PIPE_WAIT", PL_WAIT);
 	pl_align = envint("DDT_MPI_PIPE_ALIGN", 1) != 0;
 	pl_spin = 1e-6 * (double)envint("DDT_MPI_PIPE_SPIN", PL_SPIN);
-	pl_pspin = 1e-6 * (double)envint("DDT_MPI_PIPE_PSPIN", PL_PSPIN);
 	pl_chunk = envint("DDT_MPI_PIPE_CHUNK", PL_CHUNK);
 	pl_sub = envint("DDT_MPI_PIPE_SUB", 0);
+	pl_seqrecv = envint("DDT_MPI_PIPE_SEQ", 0);
 	e = getenv("DDT_MPI_PIPE_DEBUG");
 	pl_debug = e && *e ? atoi(e) : 0;
 	if (pl_packet < 4096) pl_packet = 4096;
@@ -507,15 +520,8 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 		if (!aligned || j > 1) pl_pack_poll(ti, buf, count, off, len, dst, aligned, j > 1 ? &reqs[j - 2] : &r0);
 		MPI_Request *r = &reqs[j - 1];
 		if (PMPI_Isend(dst, (int)len, MPI_BYTE, dw, h.tag, pl_comm, r) != MPI_SUCCESS) *r = MPI_REQUEST_NULL;
-		// progress while packing: on Open MPI a packet reaches the
-		// receiver only with this process's progress after it is posted
-		// (without, the packets waited for the end of the packing): give
-		// it up to pl_pspin seconds
-		int flag = 0;
-		double ts = pl_now();
-		while (!flag && *r != MPI_REQUEST_NULL && PMPI_Request_get_status(*r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-			pl_now() - ts < pl_pspin)
-			;
+		int flag;
+		PMPI_Test(r, &flag, MPI_STATUS_IGNORE); // progress while packing
 		if (pl_debug > 1) fprintf(stderr, "  send packet %lld posted at %.1f\n", (long long)j, (pl_now() - t0) * 1e6);
 	}
 	if (pl_debug)
@@ -598,7 +604,8 @@ int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t 
 	// all the rest's receives are posted at once (without memory for
 	// their requests, one after the other)
 	MPI_Request one, *reqs = np == 1 ? &one : malloc(sizeof(MPI_Request) * (size_t)np);
-	int seq = !reqs;
+	int seq = !reqs || pl_seqrecv;
+	if (seq && reqs != &one) free(reqs);
 	if (seq) reqs = &one;
 	char *cut = NULL, *dump = NULL;
 	if (n > keep && (!(cut = malloc((size_t)maxlen)) || !(dump = malloc((size_t)maxlen)))) np = 0;

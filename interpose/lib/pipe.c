@@ -300,7 +300,9 @@ static int pl_costly(const ddt_tinfo *ti, const void *buf, int64_t count, int64_
 // pl_align_packet is the packet size of aligned packets (pl_span) of a
 // message of count instances of ti, or 0: packets of k whole instances,
 // k as many as fit in DDT_MPI_PACKET (at least 1, and more than PL_D0
-// bytes), for a message of at least two such packets.
+// bytes; pl_plan asks only for instances over half a packet, so k is 1
+// unless DDT_MPI_PACKET is under 2*PL_D0), for a message of at least two
+// such packets.
 static int64_t pl_align_packet(const ddt_tinfo *ti, int64_t count) {
 	int64_t sz = ti->size;
 	if (!pl_align || count < 2 || sz <= 0) return 0;

@@ -59,6 +59,20 @@ static atomic_int pl_seq;
 #define PL_MINPACKET (8 << 10)
 #define PL_REPS 3
 static double pl_cost = PL_COST;
+// PL_COST_BIG: the default of DDT_MPI_PIPE_COST_BIG, the cost rule's
+// threshold for a type timed on a message of PL_BIG packed bytes or more
+// (the lower of it and DDT_MPI_PIPE_COST): there the packets' fixed costs
+// weigh less. On Open MPI SPECFEM3D_mt.send L (4 MB, timed at 0.117-0.164
+// ns/B, pipelined or not by chance under 0.15) measured 1.2-1.3x faster
+// pipelined; no other of the 83 DDTBench/anchor layouts of 1 MiB or more
+// is timed between 0.10 and 0.15. On MPICH no gain was seen: 0.15 there.
+#define PL_BIG (1 << 20)
+#ifdef OPEN_MPI
+#define PL_COST_BIG 0.10
+#else
+#define PL_COST_BIG PL_COST
+#endif
+static double pl_cost_big = PL_COST_BIG;
 static int64_t pl_wait = PL_WAIT;
 static int pl_debug; // DDT_MPI_PIPE_DEBUG=1: print the cost rule's decisions and each message's timings; 2: each packet's
 // PL_SPIN: the default of DDT_MPI_PIPE_SPIN, how long (µs) pl_send tests
@@ -153,6 +167,12 @@ void pl_setup(void) {
 		char *end;
 		double x = strtod(e, &end);
 		if (!*end && x >= 0 && x < 1e9) pl_cost = x;
+	}
+	e = getenv("DDT_MPI_PIPE_COST_BIG");
+	if (e && *e) {
+		char *end;
+		double x = strtod(e, &end);
+		if (!*end && x >= 0 && x < 1e9) pl_cost_big = x;
 	}
 	pl_wait = envint("DDT_MPI_PIPE_WAIT", PL_WAIT);
 	pl_align = envint("DDT_MPI_PIPE_ALIGN", 1) != 0;
@@ -289,12 +309,12 @@ static int pl_costly(const ddt_tinfo *ti, const void *buf, int64_t count, int64_
 		if (t < best) best = t;
 	}
 	ddt_buf_put(tmp, len);
-	double ns = best * 1e9 / (double)len;
+	double ns = best * 1e9 / (double)len, th = n >= PL_BIG && pl_cost_big < pl_cost ? pl_cost_big : pl_cost;
 	if (pl_debug)
 		fprintf(stderr, "ddt pipe: type size %lld count %lld n %lld: pack %.3f ns/B (%s), packet %lld\n",
-			(long long)ti->size, (long long)count, (long long)n, ns, ok && ns >= pl_cost ? "pipelined" : "staged",
+			(long long)ti->size, (long long)count, (long long)n, ns, ok && ns >= th ? "pipelined" : "staged",
 			(long long)packet);
-	return ok && ns >= pl_cost;
+	return ok && ns >= th;
 }
 
 // pl_align_packet is the packet size of aligned packets (pl_span) of a

@@ -11,11 +11,14 @@
 //     (a magic number, the message's length, a private tag, a check);
 //   - packets 1.. carry the rest, DDT_MPI_PACKET bytes each, on a private
 //     duplicate of MPI_COMM_WORLD made at MPI_Init, to the receiver's
-//     rank in MPI_COMM_WORLD, under a tag private to this message.
+//     rank in MPI_COMM_WORLD, under a tag private to this message; or, for
+//     a type whose instances exceed half a packet, aligned packets of
+//     whole instances (a trailer of magic PL_MAGIC_A, pl_span).
 //
 // The sender packs packet k+1 while packets up to k are in flight; the
 // receiver posts the receives of all the rest as soon as packet 0 has
-// matched and unpacks packet k while k+1 arrives. Every receive of PL_L0
+// matched and unpacks packet k while k+1 arrives (a type whose ranges are
+// not cheap: the whole instances that arrived). Every receive of PL_L0
 // bytes or more looks for the trailer when it got exactly PL_L0 bytes:
 // the receiving type need not be the sender's (a contiguous receive takes
 // the rest straight into the user's memory). The sender never waits for
@@ -25,6 +28,7 @@
 #include "shimint.h"
 #include "_cgo_export.h"
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -35,6 +39,9 @@
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 
 #define PL_MAGIC 0x657069702d746464ull /* "ddt-pipe" */
+// PL_MAGIC_A marks a message in aligned packets (pl_span): packet j >= 1
+// ends at byte j*packet of the packed stream, a multiple of the type's size
+#define PL_MAGIC_A 0x617069702d746464ull /* "ddt-pipa" */
 
 MPI_Comm pl_comm = MPI_COMM_NULL; // the private communicator; NULL: no pipelining
 int64_t pl_threshold = PL_THRESHOLD, pl_packet = PL_PACKET;
@@ -52,8 +59,46 @@ static atomic_int pl_seq;
 #define PL_MINPACKET (8 << 10)
 #define PL_REPS 3
 static double pl_cost = PL_COST;
+// PL_COST_BIG: the default of DDT_MPI_PIPE_COST_BIG, the cost rule's
+// threshold for a type timed on a message of PL_BIG packed bytes or more
+// (the lower of it and DDT_MPI_PIPE_COST): there the packets' fixed costs
+// weigh less. On Open MPI SPECFEM3D_mt.send L (4 MB, timed at 0.117-0.164
+// ns/B, pipelined or not by chance under 0.15) measured 1.2-1.3x faster
+// pipelined; no other of the 83 DDTBench/anchor layouts of 1 MiB or more
+// is timed between 0.10 and 0.15. On MPICH no gain was seen: 0.15 there.
+#define PL_BIG (1 << 20)
+#ifdef OPEN_MPI
+#define PL_COST_BIG 0.10
+#else
+#define PL_COST_BIG PL_COST
+#endif
+static double pl_cost_big = PL_COST_BIG;
 static int64_t pl_wait = PL_WAIT;
-static int pl_debug; // DDT_MPI_PIPE_DEBUG=1: print the cost rule's decisions
+static int pl_debug; // DDT_MPI_PIPE_DEBUG=1: print the cost rule's decisions and each message's timings; 2: each packet's
+// PL_SPIN: the default of DDT_MPI_PIPE_SPIN, how long (µs) pl_send tests
+// packet 0 before it packs the rest: on Open MPI packet 0 went on only
+// with the sender's progress, so the receiver saw it (and posted the
+// receives of the rest) only once the whole message was packed
+#define PL_SPIN 30
+static double pl_spin = PL_SPIN * 1e-6;
+// PL_CHUNK: the default of DDT_MPI_PIPE_CHUNK, pl_pack_poll's pieces: on
+// Open MPI only (MPICH's packets travel without the sender's progress,
+// and there its progress calls measured no gain)
+#ifdef OPEN_MPI
+#define PL_CHUNK (8 << 10)
+#else
+#define PL_CHUNK 0
+#endif
+static int64_t pl_chunk = PL_CHUNK;
+// pl_align: DDT_MPI_PIPE_ALIGN=0 sends no aligned packets (pl_align_packet).
+// Experiments, off by default: DDT_MPI_PIPE_SUB=1 polls inside the
+// instances of aligned packets too (pieces by ddt's range path, slow on
+// irregular types today), DDT_MPI_PIPE_SEQ=1 posts the receive of each
+// packet only once the one before is in and unpacked (on Open MPI the
+// packets after the first, all posted at once, often arrived only when the
+// sender had packed them all; one at a time they did not, but the
+// ping-pong did not measure faster)
+static int pl_align = 1, pl_sub, pl_seqrecv;
 
 typedef struct {
 	uint64_t magic;
@@ -63,6 +108,31 @@ typedef struct {
 	int32_t src;     // the sender's rank in MPI_COMM_WORLD (and pl_comm)
 	uint32_t check;
 } pl_hdr;
+
+// pl_npackets is the number of packets after packet 0 of the message of
+// h; pl_span sets *off and *len to the bytes of packet j (1..) of it.
+// Packets of PL_MAGIC are h->packet bytes each after packet 0's PL_D0
+// (the last shorter); packets of PL_MAGIC_A (aligned) end at multiples of
+// h->packet (> PL_D0): packet 1 is bytes PL_D0..packet, packet j bytes
+// (j-1)*packet..j*packet, so that a sender whose packet is k instances of
+// its type packs and a receiver of that type unpacks whole instances only.
+static int64_t pl_npackets(const pl_hdr *h) {
+	if (h->magic == PL_MAGIC_A) return (h->n + h->packet - 1) / h->packet;
+	return (h->n - PL_D0 + h->packet - 1) / h->packet;
+}
+
+static void pl_span(const pl_hdr *h, int64_t j, int64_t *off, int64_t *len) {
+	int64_t o, e;
+	if (h->magic == PL_MAGIC_A) {
+		o = j == 1 ? PL_D0 : (j - 1) * h->packet;
+		e = j * h->packet;
+	} else {
+		o = PL_D0 + (j - 1) * h->packet;
+		e = o + h->packet;
+	}
+	if (e > h->n) e = h->n;
+	*off = o, *len = e - o;
+}
 
 _Static_assert(sizeof(pl_hdr) == PL_TRAILER, "trailer size");
 
@@ -98,9 +168,20 @@ void pl_setup(void) {
 		double x = strtod(e, &end);
 		if (!*end && x >= 0 && x < 1e9) pl_cost = x;
 	}
+	e = getenv("DDT_MPI_PIPE_COST_BIG");
+	if (e && *e) {
+		char *end;
+		double x = strtod(e, &end);
+		if (!*end && x >= 0 && x < 1e9) pl_cost_big = x;
+	}
 	pl_wait = envint("DDT_MPI_PIPE_WAIT", PL_WAIT);
+	pl_align = envint("DDT_MPI_PIPE_ALIGN", 1) != 0;
+	pl_spin = 1e-6 * (double)envint("DDT_MPI_PIPE_SPIN", PL_SPIN);
+	pl_chunk = envint("DDT_MPI_PIPE_CHUNK", PL_CHUNK);
+	pl_sub = envint("DDT_MPI_PIPE_SUB", 0);
+	pl_seqrecv = envint("DDT_MPI_PIPE_SEQ", 0);
 	e = getenv("DDT_MPI_PIPE_DEBUG");
-	pl_debug = e && *e == '1';
+	pl_debug = e && *e ? atoi(e) : 0;
 	if (pl_packet < 4096) pl_packet = 4096;
 	if (pl_packet > (1 << 30)) pl_packet = 1 << 30;
 	if (pl_threshold == 0) return; // off
@@ -228,20 +309,45 @@ static int pl_costly(const ddt_tinfo *ti, const void *buf, int64_t count, int64_
 		if (t < best) best = t;
 	}
 	ddt_buf_put(tmp, len);
-	double ns = best * 1e9 / (double)len;
+	double ns = best * 1e9 / (double)len, th = n >= PL_BIG && pl_cost_big < pl_cost ? pl_cost_big : pl_cost;
 	if (pl_debug)
 		fprintf(stderr, "ddt pipe: type size %lld count %lld n %lld: pack %.3f ns/B (%s), packet %lld\n",
-			(long long)ti->size, (long long)count, (long long)n, ns, ok && ns >= pl_cost ? "pipelined" : "staged",
+			(long long)ti->size, (long long)count, (long long)n, ns, ok && ns >= th ? "pipelined" : "staged",
 			(long long)packet);
-	return ok && ns >= pl_cost;
+	return ok && ns >= th;
+}
+
+// pl_align_packet is the packet size of aligned packets (pl_span) of a
+// message of count instances of ti, or 0: packets of k whole instances,
+// k as many as fit in DDT_MPI_PACKET (at least 1, and more than PL_D0
+// bytes; pl_plan asks only for instances over half a packet, so k is 1
+// unless DDT_MPI_PACKET is under 2*PL_D0), for a message of at least two
+// such packets.
+static int64_t pl_align_packet(const ddt_tinfo *ti, int64_t count) {
+	int64_t sz = ti->size;
+	if (!pl_align || count < 2 || sz <= 0) return 0;
+	int64_t k = pl_packet / sz;
+	if (k < 1) k = 1;
+	if (k * sz <= PL_D0) k = PL_D0 / sz + 1;
+	if (k >= count || k * sz > (1 << 30)) return 0;
+	return k * sz;
 }
 
 // pl_plan returns the packet size in which the n-byte message of count
 // instances of ti at buf is pipelined, or 0 if it is sent whole: the size
-// rule first, then the cost rule (above).
-static int64_t pl_plan(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n) {
+// rule first (with *aligned set for a type whose instances exceed half a
+// packet: packets of whole instances), then the cost rule (above).
+static int64_t pl_plan(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int *aligned) {
+	*aligned = 0;
 	if (pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
-	if (n > pl_threshold && pl_whole(ti->size, pl_packet)) return pl_packet;
+	if (n > pl_threshold) {
+		if (pl_whole(ti->size, pl_packet)) return pl_packet;
+		int64_t p = pl_align_packet(ti, count);
+		if (p) {
+			*aligned = 1;
+			return p;
+		}
+	}
 	if (n <= PL_COST_MIN || pl_cost <= 0 || ti->key == 0 || ti->pstate < 0) return 0;
 	int64_t packet = pl_cost_packet(n);
 	if (!pl_ranges(ti, packet)) return 0;
@@ -258,7 +364,8 @@ static int64_t pl_plan(const ddt_tinfo *ti, const void *buf, int64_t count, int6
 // it has decided for the type).
 int pl_would(const ddt_tinfo *ti, int64_t n) {
 	if (pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
-	if (n > pl_threshold && pl_whole(ti->size, pl_packet)) return 1;
+	if (n > pl_threshold && (pl_whole(ti->size, pl_packet) || (ti->size > 0 && pl_align_packet(ti, n / ti->size))))
+		return 1;
 	return n > PL_COST_MIN && pl_cost > 0 && ti->pstate > 0 && pl_ranges(ti, pl_cost_packet(n));
 }
 
@@ -341,6 +448,33 @@ void pl_fini(void) {
 	pl_comm = MPI_COMM_NULL;
 }
 
+// pl_pack_poll is pl_pack in pieces of about pl_chunk bytes, with MPI
+// progress on *r (the packet posted last) between them: on Open MPI (ob1,
+// vader) a posted packet reaches the receiver only with the sender's
+// progress, which a long pack held back (the packets waited for the end
+// of the packing, and nothing overlapped). The pieces end at multiples of
+// a multiple of the type's size where instances fit in a piece (whole
+// instances stay with the generated code) and at whole instances in
+// aligned packets.
+static void pl_pack_poll(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t off, int64_t len, char *dst,
+	int aligned, MPI_Request *r) {
+	int64_t sz = ti->size, c = pl_chunk;
+	if (c <= 0 || len <= c || sz <= 0) {
+		pl_pack(ti, buf, count, off, len, dst);
+		return;
+	}
+	if (sz <= c) c = c / sz * sz;
+	else if (aligned && !pl_sub) c = sz;
+	for (int64_t o = off, e = off + len; o < e;) {
+		int64_t b = (o / c + 1) * c;
+		if (b > e) b = e;
+		pl_pack(ti, buf, count, o, b - o, dst + (o - off));
+		o = b;
+		int flag;
+		if (o < e && *r != MPI_REQUEST_NULL) PMPI_Request_get_status(*r, &flag, MPI_STATUS_IGNORE);
+	}
+}
+
 // pl_send sends the n packed bytes of count instances at buf in packets
 // (mode 'S' standard, 's' synchronous, 'r' ready). With req it returns
 // packet 0's request in *req and the staging of packet 0 in *p0 (released
@@ -350,19 +484,32 @@ void pl_fini(void) {
 int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
 	MPI_Comm comm, MPI_Request *req, void **p0out, int *rc) {
 	if (pl_comm == MPI_COMM_NULL || n <= PL_L0 || dest < 0) return 0;
-	int64_t packet = pl_plan(ti, buf, count, n);
+	int aligned;
+	int64_t packet = pl_plan(ti, buf, count, n, &aligned);
 	if (!packet) return 0;
 	int dw = pl_world(comm, dest);
 	if (dw < 0) return 0;
-	int64_t rest = n - PL_D0, np = (rest + packet - 1) / packet;
+	pl_hdr h = {aligned ? PL_MAGIC_A : PL_MAGIC, n, 0, (int32_t)packet, pl_me, 0};
+	int64_t np = pl_npackets(&h);
 	if (np > INT_MAX / 2) return 0;
-	char *p0 = ddt_buf_get(PL_L0), *tmp = ddt_buf_get(rest);
+	// tmp holds the packed stream from byte sh on (aligned: from 0, and
+	// packet 0's bytes are copied from it)
+	int64_t sh = aligned ? 0 : PL_D0, tn = n - sh;
+	char *p0 = ddt_buf_get(PL_L0), *tmp = ddt_buf_get(tn);
 	MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)np);
 	flight *f = malloc(sizeof *f);
+	double t0 = pl_debug ? pl_now() : 0, tp = 0;
 	if (!p0 || !tmp || !reqs || !f) goto fail;
-	if (!pl_pack(ti, buf, count, 0, PL_D0, p0)) goto fail;
-	pl_hdr h = {PL_MAGIC, n, (int32_t)((unsigned)atomic_fetch_add(&pl_seq, 1) % (unsigned)pl_tagmax),
-		(int32_t)packet, pl_me, 0};
+	if (aligned) {
+		int64_t off, len;
+		pl_span(&h, 1, &off, &len);
+		if (!pl_pack(ti, buf, count, 0, off + len, tmp)) goto fail;
+		memcpy(p0, tmp, PL_D0);
+	} else if (!pl_pack(ti, buf, count, 0, PL_D0, p0)) {
+		goto fail;
+	}
+	if (pl_debug) tp = pl_now() - t0;
+	h.tag = (int32_t)((unsigned)atomic_fetch_add(&pl_seq, 1) % (unsigned)pl_tagmax);
 	h.check = pl_check(&h);
 	memcpy(p0 + PL_D0, &h, sizeof h);
 	MPI_Request r0;
@@ -370,26 +517,43 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 		: mode == 'r' ? PMPI_Irsend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
 			      : PMPI_Isend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0);
 	if (e != MPI_SUCCESS) {
-		ddt_buf_put(p0, PL_L0), ddt_buf_put(tmp, rest), free(reqs), free(f);
+		ddt_buf_put(p0, PL_L0), ddt_buf_put(tmp, tn), free(reqs), free(f);
 		*rc = e;
 		return 1;
 	}
-	int k = 0;
-	for (int64_t off = PL_D0; off < n; off += packet, k++) {
-		int64_t len = n - off < packet ? n - off : packet;
-		char *dst = tmp + (off - PL_D0);
+	// packet 0 may need this process's progress to reach the receiver
+	// (Open MPI's rendezvous into the receiver's staging type: the sender
+	// pushes the fragments), which packing the next packets would hold
+	// back: give it up to pl_spin seconds now
+	if (pl_spin > 0) {
+		double ts = pl_now();
+		int flag = 0;
+		while (!flag && PMPI_Request_get_status(r0, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+			pl_now() - ts < pl_spin)
+			;
+	}
+	if (pl_debug) tp = pl_now() - t0;
+	for (int64_t j = 1; j <= np; j++) {
+		int64_t off, len;
+		pl_span(&h, j, &off, &len);
+		char *dst = tmp + (off - sh);
 		// the receiver waits for these bytes: a failure to pack them here
 		// cannot fall back any more; the bytes go as they are
-		pl_pack(ti, buf, count, off, len, dst);
-		if (PMPI_Isend(dst, (int)len, MPI_BYTE, dw, h.tag, pl_comm, &reqs[k]) != MPI_SUCCESS)
-			reqs[k] = MPI_REQUEST_NULL;
+		if (!aligned || j > 1) pl_pack_poll(ti, buf, count, off, len, dst, aligned, j > 1 ? &reqs[j - 2] : &r0);
+		MPI_Request *r = &reqs[j - 1];
+		if (PMPI_Isend(dst, (int)len, MPI_BYTE, dw, h.tag, pl_comm, r) != MPI_SUCCESS) *r = MPI_REQUEST_NULL;
 		int flag;
-		PMPI_Test(&reqs[k], &flag, MPI_STATUS_IGNORE); // progress while packing
+		PMPI_Test(r, &flag, MPI_STATUS_IGNORE); // progress while packing
+		if (pl_debug > 1) fprintf(stderr, "  send packet %lld posted at %.1f\n", (long long)j, (pl_now() - t0) * 1e6);
 	}
+	if (pl_debug)
+		fprintf(stderr, "ddt pipe send: n %lld size %lld count %lld packet %lld%s np %lld: first %.1f us, all %.1f us (at %.1f)\n",
+			(long long)n, (long long)ti->size, (long long)count, (long long)packet, aligned ? " aligned" : "",
+			(long long)np, tp * 1e6, (pl_now() - t0) * 1e6, fmod(t0, 1) * 1e6);
 	DDT_COUNT(sends, 1);
 	DDT_COUNT(bytes, n);
 	DDT_COUNT(pipelined, 1);
-	f->reqs = reqs, f->n = (int)np, f->tmp = tmp, f->tn = rest;
+	f->reqs = reqs, f->n = (int)np, f->tmp = tmp, f->tn = tn;
 	pthread_mutex_lock(&flock_);
 	f->next = flights;
 	flights = f;
@@ -406,7 +570,7 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 	pl_progress(0);
 	return 1;
 fail:
-	ddt_buf_put(p0, PL_L0), ddt_buf_put(tmp, rest), free(reqs), free(f);
+	ddt_buf_put(p0, PL_L0), ddt_buf_put(tmp, tn), free(reqs), free(f);
 	return 0;
 }
 
@@ -417,8 +581,8 @@ fail:
 static int pl_trailer(const char *mem, int64_t got, pl_hdr *h) {
 	if (got != PL_L0) return 0;
 	memcpy(h, mem + PL_D0, sizeof *h);
-	return h->magic == PL_MAGIC && h->n > PL_L0 && h->packet > 0 && h->tag >= 0 && h->src >= 0 &&
-	       h->check == pl_check(h);
+	return (h->magic == PL_MAGIC || (h->magic == PL_MAGIC_A && h->packet > PL_D0)) && h->n > PL_L0 &&
+	       h->packet > 0 && h->tag >= 0 && h->src >= 0 && h->check == pl_check(h);
 }
 
 // pl_packet0 reports whether the got bytes at mem are packet 0 of a
@@ -431,20 +595,26 @@ int pl_packet0(const char *mem, int64_t got) {
 
 int pl_candidate(int64_t cap) { return pl_comm != MPI_COMM_NULL && cap >= PL_L0; }
 
+// post posts the receive of the len bytes at byte off of the message of
+// h (keep of them land in the receive: a packet that crosses its end goes
+// to cut, the packets after it to dump).
+static void post(const pl_sink *s, const pl_hdr *h, int64_t keep, int64_t off, int64_t len, char *cut, char *dump,
+	MPI_Request *r) {
+	char *dst = off + len <= keep ? s->mem + off : off < keep ? cut : dump;
+	if (PMPI_Irecv(dst, (int)len, MPI_BYTE, h->src, h->tag, pl_comm, r) != MPI_SUCCESS) *r = MPI_REQUEST_NULL;
+}
+
 // pl_finish completes a receive into s whose first message (status *st)
 // arrived: if it is packet 0 of a pipelined message, it receives the
 // rest, unpacking as packets arrive (PL_DDT), and sets the count of *st
 // to the whole message. It returns 1 if the message was pipelined (then
 // *rc is its MPI return code: MPI_ERR_TRUNCATE, through the
 // communicator's error handler, when the message exceeds the receive).
-// For PL_DDT, *done is the number of bytes already unpacked.
-// post posts the receive of the packet at byte off of the message of h.
-static void post(const pl_sink *s, const pl_hdr *h, int64_t keep, int64_t off, char *cut, char *dump, MPI_Request *r) {
-	int64_t len = h->n - off < h->packet ? h->n - off : h->packet;
-	char *dst = off + len <= keep ? s->mem + off : off < keep ? cut : dump;
-	if (PMPI_Irecv(dst, (int)len, MPI_BYTE, h->src, h->tag, pl_comm, r) != MPI_SUCCESS) *r = MPI_REQUEST_NULL;
-}
-
+// For PL_DDT, *done is the number of bytes already unpacked (all that
+// landed in the receive). The unpacking is progressive: a type whose
+// byte ranges are cheap (pl_ranges) unpacks each packet as it arrives,
+// any other the whole instances that have arrived (all of each packet
+// when the sender's packets are aligned to the receiver's instances).
 int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t *done) {
 	*done = 0;
 	MPI_Count got = 0;
@@ -452,33 +622,62 @@ int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t 
 	if (pl_comm == MPI_COMM_NULL || s->cap < PL_L0) return 0;
 	if (PMPI_Get_elements_x(st, MPI_BYTE, &got) != MPI_SUCCESS || !pl_trailer(s->mem, got, &h)) return 0;
 	int64_t n = h.n, keep = n <= s->cap ? n : s->cap; // bytes that land in the receive
-	int64_t rest = n - PL_D0, np = (rest + h.packet - 1) / h.packet;
+	int64_t np = pl_npackets(&h), maxlen = h.packet; // no packet is longer
 	// all the rest's receives are posted at once (without memory for
 	// their requests, one after the other)
 	MPI_Request one, *reqs = np == 1 ? &one : malloc(sizeof(MPI_Request) * (size_t)np);
-	int seq = !reqs;
+	int seq = !reqs || pl_seqrecv;
+	if (seq && reqs != &one) free(reqs);
 	if (seq) reqs = &one;
-	// a truncated message: the packet that crosses the end of the receive
-	// lands in cut, the ones after it in dump (dropped)
 	char *cut = NULL, *dump = NULL;
-	if (n > keep && (!(cut = malloc((size_t)h.packet)) || !(dump = malloc((size_t)h.packet)))) np = 0;
-	for (int64_t i = 0, off = PL_D0; i < np && !seq; off += h.packet, i++)
-		post(s, &h, keep, off, cut, dump, &reqs[i]);
+	if (n > keep && (!(cut = malloc((size_t)maxlen)) || !(dump = malloc((size_t)maxlen)))) np = 0;
+	for (int64_t j = 1; j <= np && !seq; j++) {
+		int64_t off, len;
+		pl_span(&h, j, &off, &len);
+		post(s, &h, keep, off, len, cut, dump, &reqs[j - 1]);
+	}
 	int64_t upto = PL_D0 < keep ? PL_D0 : keep;
-	// unpack as packets arrive, or all at the end (*done stays 0: the caller unpacks)
-	int progressive = s->kind == PL_DDT && pl_ranges(&s->ti, h.packet);
-	if (progressive && upto > 0 && pl_unpack(&s->ti, s->buf, s->count, 0, upto, s->mem)) *done = upto;
-	int64_t off = PL_D0;
-	for (int64_t i = 0; i < np; i++, off += h.packet) {
-		int64_t len = n - off < h.packet ? n - off : h.packet;
-		MPI_Request *r = seq ? &one : &reqs[i];
-		if (seq) post(s, &h, keep, off, cut, dump, r);
+	// unpack as packets arrive: ranges (cheap ones) or whole instances
+	int ranges = s->kind == PL_DDT && pl_ranges(&s->ti, h.packet);
+	int64_t sz = s->kind == PL_DDT ? s->ti.size : 0;
+	double t0 = pl_debug ? pl_now() : 0, tw = 0, tu = 0, t1;
+	if (ranges && upto > 0 && pl_unpack(&s->ti, s->buf, s->count, 0, upto, s->mem)) *done = upto;
+	for (int64_t j = 1; j <= np; j++) {
+		int64_t off, len;
+		pl_span(&h, j, &off, &len);
+		MPI_Request *r = seq ? &one : &reqs[j - 1];
+		if (seq) post(s, &h, keep, off, len, cut, dump, r);
+		if (pl_debug) t1 = pl_now();
 		PMPI_Wait(r, MPI_STATUS_IGNORE);
+		if (pl_debug) {
+			double t2 = pl_now();
+			tw += t2 - t1;
+			if (pl_debug > 1) fprintf(stderr, "  recv packet %lld at %.1f: waited %.1f us\n", (long long)j, (t2 - t0) * 1e6, (t2 - t1) * 1e6);
+			t1 = t2;
+		}
 		if (off < keep && off + len > keep) memcpy(s->mem + off, cut, (size_t)(keep - off));
 		int64_t l = off + len <= keep ? len : keep > off ? keep - off : 0;
-		if (progressive && l > 0 && *done == off && pl_unpack(&s->ti, s->buf, s->count, off, l, s->mem + off))
-			*done = off + l;
+		if (s->kind != PL_DDT || l <= 0 || *done < 0) continue;
+		// the bytes up to off+l are in; unpack from *done up to there
+		// (ranges) or up to the last whole instance there
+		int64_t to = ranges ? off + l : (off + l) / sz * sz;
+		if (to > *done) {
+			if (pl_unpack(&s->ti, s->buf, s->count, *done, to - *done, s->mem + *done)) *done = to;
+			else *done = -1;
+		}
+		if (pl_debug) tu += pl_now() - t1;
 	}
+	// the end of a receive that holds a piece of an instance
+	if (s->kind == PL_DDT && *done >= 0 && *done < keep) {
+		if (pl_unpack(&s->ti, s->buf, s->count, *done, keep - *done, s->mem + *done)) *done = keep;
+		else *done = -1;
+	}
+	if (*done < 0) *done = 0; // the caller unpacks all
+	if (pl_debug)
+		fprintf(stderr, "ddt pipe recv: n %lld packet %lld%s np %lld size %lld %s: wait %.1f us, unpack %.1f us, all %.1f us (at %.1f)\n",
+			(long long)n, (long long)h.packet, h.magic == PL_MAGIC_A ? " aligned" : "", (long long)np,
+			(long long)sz, ranges ? "ranges" : "instances", tw * 1e6, tu * 1e6, (pl_now() - t0) * 1e6,
+			fmod(t0, 1) * 1e6);
 	if (reqs != &one) free(reqs);
 	free(cut), free(dump);
 	PMPI_Status_set_elements_x(st, MPI_BYTE, keep);

@@ -355,6 +355,86 @@ int main(int argc, char **argv) {
 		free(a), free(b);
 	}
 
+	/* instances larger than half a packet of an irregular indexed type
+	   (runs of 1-5 doubles, gaps of 1-4: ddt's byte ranges of it are not
+	   cheap), several per message: the sender's packets hold whole
+	   instances (aligned packets, pipe.c pl_span), the receiver of that
+	   type unpacks each instance as it arrives; received as the same type,
+	   as contiguous doubles, into more instances than sent, and into fewer
+	   (MPI_ERR_TRUNCATE); and packets of small instances (a vector of
+	   doubles) that end inside instances of the receiver's irregular type */
+	{
+		enum { NB = 6000 };
+		int *bl = mk(sizeof(int) * NB), *dp = mk(sizeof(int) * NB);
+		long per = 0, ext = 0;
+		for (int i = 0; i < NB; i++) {
+			bl[i] = (i * 7) % 5 + 1;
+			dp[i] = (int)ext;
+			per += bl[i];
+			ext += bl[i] + (i * 3) % 4 + 1;
+		}
+		ext = dp[NB - 1] + bl[NB - 1]; /* the type's extent in doubles */
+		long *pos = mk(sizeof(long) * per); /* element j of an instance lies at pos[j] */
+		for (int i = 0, j = 0; i < NB; i++)
+			for (int k = 0; k < bl[i]; k++) pos[j++] = dp[i] + k;
+		MPI_Datatype irr, vd;
+		MPI_Type_indexed(NB, bl, dp, MPI_DOUBLE, &irr);
+		MPI_Type_commit(&irr);
+		MPI_Type_create_resized(MPI_DOUBLE, 0, 2 * sizeof(double), &vd);
+		MPI_Type_commit(&vd);
+		const int cnt = 3;
+		long n = cnt * per, cap = (cnt + 1) * ext; /* elements sent; doubles of the buffers */
+		double *a = mk(sizeof(double) * cap), *b = mk(sizeof(double) * cap);
+		for (int round = 0; round < 6; round++) {
+			for (long i = 0; i < cap; i++) a[i] = -2, b[i] = -1;
+			int tag = 110 + round, rcnt = cnt, rc = MPI_SUCCESS;
+			/* sender: cnt irr (rounds 0-3) or n vd (4-5); receiver: rcnt irr, or n doubles (round 1) */
+			if (round < 4) {
+				for (int k = 0; k < cnt; k++)
+					for (long j = 0; j < per; j++) a[k * ext + pos[j]] = k * per + j + 0.5 + rank_;
+			} else {
+				for (long e = 0; e < n; e++) a[2 * e] = e + 0.5 + rank_;
+			}
+			if (round == 2) rcnt = cnt + 1;
+			if (round == 3) rcnt = cnt - 1;
+			if (round == 3) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+			if (round == 1) {
+				MPI_Sendrecv(a, cnt, irr, peer, tag, b, (int)n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD, &st);
+				counts("irregular instances into doubles", &st, MPI_DOUBLE, n, peer, tag);
+				for (long e = 0; e < n; e++)
+					CHECK(b[e] == e + 0.5 + peer, "irregular instances into doubles: element %ld = %g", e, b[e]);
+				continue;
+			}
+			if (round == 3) {
+				MPI_Request q;
+				MPI_Isend(a, cnt, irr, peer, tag, MPI_COMM_WORLD, &q);
+				rc = MPI_Recv(b, rcnt, irr, peer, tag, MPI_COMM_WORLD, &st);
+				MPI_Wait(&q, MPI_STATUS_IGNORE);
+				MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+				int cls = MPI_SUCCESS;
+				MPI_Error_class(rc, &cls);
+				CHECK(cls == MPI_ERR_TRUNCATE, "irregular instances truncated: error class %d, want MPI_ERR_TRUNCATE", cls);
+				continue; /* what a truncated receive holds is the MPI library's */
+			}
+			if (round < 4)
+				MPI_Sendrecv(a, cnt, irr, peer, tag, b, rcnt, irr, peer, tag, MPI_COMM_WORLD, &st);
+			else
+				MPI_Sendrecv(a, (int)n, vd, peer, tag, b, rcnt, irr, peer, tag, MPI_COMM_WORLD, &st);
+			counts("irregular instances", &st, irr, cnt, peer, tag);
+			for (long i = 0, k = 0, j = 0; i < cap; i++) {
+				/* element k*per+j of the stream lies at k*ext+pos[j] */
+				double w = -1;
+				if (k < cnt && i == k * ext + pos[j]) {
+					w = k * per + j + 0.5 + peer;
+					if (++j == per) j = 0, k++;
+				}
+				CHECK(b[i] == w, "irregular instances round %d: double %ld = %g, want %g", round, i, b[i], w);
+			}
+		}
+		MPI_Type_free(&irr), MPI_Type_free(&vd);
+		free(a), free(b), free(pos), free(bl), free(dp);
+	}
+
 	/* one large instance of a vector of doubles (the cost rule, DDT_MPI_PIPE_COST,
 	   may pipeline it in packets that split the instance; docs/interpose.md,
 	   "Pipelining by cost"): sizes between packet 0 and the threshold and

@@ -685,13 +685,7 @@ func (w *walker) many(n *dame.Node, mo, pb, cnt, ext, lo, hi int64) {
 		// leaf instances end to end (the blocks of a list of elements):
 		// one run of bytes, not a copy per element
 		e := min(hi, pb+cnt*S)
-		m := w.mem[mo+lo-pb : mo+e-pb]
-		b := w.buf[lo-w.from : e-w.from]
-		if w.d == 0 {
-			copy(b, m)
-		} else {
-			copy(m, b)
-		}
+		w.move(w.mem[mo+lo-pb:mo+e-pb], w.buf[lo-w.from:e-w.from])
 		return
 	}
 	k := (lo - pb) / S
@@ -715,17 +709,21 @@ func (w *walker) many(n *dame.Node, mo, pb, cnt, ext, lo, hi int64) {
 	}
 }
 
+// move copies between the memory bytes m and the packed bytes b of one
+// run, in the walker's direction (w.d 0: pack, m into b).
+func (w *walker) move(m, b []byte) {
+	if w.d == 0 {
+		copy(b, m)
+	} else {
+		copy(m, b)
+	}
+}
+
 // one moves [lo, hi) of the instance of n at memory mo, packed from pb.
 func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 	switch {
 	case n.Op == dame.ContigFinal:
-		m := w.mem[mo+lo-pb : mo+hi-pb]
-		b := w.buf[lo-w.from : hi-w.from]
-		if w.d == 0 {
-			copy(b, m)
-		} else {
-			copy(m, b)
-		}
+		w.move(w.mem[mo+lo-pb:mo+hi-pb], w.buf[lo-w.from:hi-w.from])
 		return
 	case nc == nil || nc.inst[0] != nil:
 		w.fallback(lo, hi)

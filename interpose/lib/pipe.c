@@ -42,6 +42,16 @@
 // PL_MAGIC_A marks a message in aligned packets (pl_span): packet j >= 1
 // ends at byte j*packet of the packed stream, a multiple of the type's size
 #define PL_MAGIC_A 0x617069702d746464ull /* "ddt-pipa" */
+// PL_MAGIC_S marks a message whose bytes wait in the sender's shared
+// memory (shm.c): the trailer's tag is the slot, its packet the slot's
+// generation, and the receiver unpacks the whole stream from the slot's
+// region (packet 0's bytes are its first PL_D0 bytes)
+#define PL_MAGIC_S 0x736d68732d747464ull /* "ddt-shms" */
+// PL_SHM_UNIT: the default of DDT_MPI_SHM_UNIT, the bytes the sender
+// packs into shared memory between two publications (rounded to whole
+// instances where they fit)
+#define PL_SHM_UNIT (32 << 10)
+static int64_t pl_shm_unit = PL_SHM_UNIT;
 
 MPI_Comm pl_comm = MPI_COMM_NULL; // the private communicator; NULL: no pipelining
 int64_t pl_threshold = PL_THRESHOLD, pl_packet = PL_PACKET;
@@ -182,10 +192,14 @@ void pl_setup(void) {
 	pl_seqrecv = envint("DDT_MPI_PIPE_SEQ", 0);
 	e = getenv("DDT_MPI_PIPE_DEBUG");
 	pl_debug = e && *e ? atoi(e) : 0;
+	pl_shm_unit = envint("DDT_MPI_SHM_UNIT", PL_SHM_UNIT);
+	if (pl_shm_unit < 4096) pl_shm_unit = 4096;
 	if (pl_packet < 4096) pl_packet = 4096;
 	if (pl_packet > (1 << 30)) pl_packet = 1 << 30;
-	if (pl_threshold == 0) return; // off
-	if (pl_threshold < PL_L0) pl_threshold = PL_L0;
+	// DDT_MPI_PIPELINE=0 stops this process's sending in packets; it
+	// still receives them (the private communicator and the shared
+	// memory are made on every process: both are collective)
+	if (pl_threshold > 0 && pl_threshold < PL_L0) pl_threshold = PL_L0;
 	int flag = 0, *ub = NULL;
 	if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) != MPI_SUCCESS || !flag || !ub || *ub < 1)
 		return;
@@ -194,7 +208,10 @@ void pl_setup(void) {
 	if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS) return;
 	PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
 	PMPI_Comm_rank(c, &pl_me);
+	int nworld = 0;
+	PMPI_Comm_size(c, &nworld);
 	pl_comm = c;
+	sh_setup(pl_me, nworld);
 }
 
 // ---- ranges of the packed stream --------------------------------------------
@@ -339,7 +356,7 @@ static int64_t pl_align_packet(const ddt_tinfo *ti, int64_t count) {
 // packet: packets of whole instances), then the cost rule (above).
 static int64_t pl_plan(const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int *aligned) {
 	*aligned = 0;
-	if (pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
+	if (pl_comm == MPI_COMM_NULL || pl_threshold == 0 || n <= PL_L0) return 0;
 	if (n > pl_threshold) {
 		if (pl_whole(ti->size, pl_packet)) return pl_packet;
 		int64_t p = pl_align_packet(ti, count);
@@ -363,7 +380,7 @@ static int64_t pl_plan(const ddt_tinfo *ti, const void *buf, int64_t count, int6
 // pipelined by its sender here (pl_plan's rules, the cost rule as far as
 // it has decided for the type).
 int pl_would(const ddt_tinfo *ti, int64_t n) {
-	if (pl_comm == MPI_COMM_NULL || n <= PL_L0) return 0;
+	if (pl_comm == MPI_COMM_NULL || pl_threshold == 0 || n <= PL_L0) return 0;
 	if (n > pl_threshold && (pl_whole(ti->size, pl_packet) || (ti->size > 0 && pl_align_packet(ti, n / ti->size))))
 		return 1;
 	return n > PL_COST_MIN && pl_cost > 0 && ti->pstate > 0 && pl_ranges(ti, pl_cost_packet(n));
@@ -444,6 +461,7 @@ void pl_fini(void) {
 			}
 	pthread_mutex_unlock(&flock_);
 	pl_progress(1);
+	sh_fini();
 	if (pl_comm != MPI_COMM_NULL) PMPI_Comm_free(&pl_comm);
 	pl_comm = MPI_COMM_NULL;
 }
@@ -475,6 +493,141 @@ static void pl_pack_poll(const ddt_tinfo *ti, const void *buf, int64_t count, in
 	}
 }
 
+// ---- shared memory (shm.c) --------------------------------------------------------
+
+// pl_shm_send sends a pipelined message to a process of this node through
+// the shared memory of shm.c (arguments as pl_send's): it packs the whole
+// stream into a region of this process's arena, in units of about
+// DDT_MPI_SHM_UNIT bytes (whole instances where they fit; single
+// instances for a type whose byte ranges are not cheap), publishing each,
+// and sends packet 0 (the first PL_D0 bytes and a PL_MAGIC_S trailer) once
+// the first unit is in. It returns 0 when the arena has no room.
+static int pl_shm_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
+	MPI_Comm comm, MPI_Request *req, void **p0out, int *rc) {
+	int32_t idx, gen;
+	char *data;
+	int64_t sz = ti->size, unit = pl_shm_unit;
+	if (sz <= 0) return 0;
+	sh_slot *sl = sh_alloc(n, &idx, &gen, &data);
+	if (!sl) return 0;
+	char *p0 = ddt_buf_get(PL_L0);
+	if (sz <= unit) unit = unit / sz * sz;
+	else if (!pl_ranges(ti, unit)) unit = sz;
+	int64_t first = (PL_D0 + unit - 1) / unit * unit;
+	if (first > n) first = n;
+	double t0 = pl_debug ? pl_now() : 0, tp = 0;
+	if (!p0 || !pl_pack(ti, buf, count, 0, first, data)) {
+		ddt_buf_put(p0, PL_L0);
+		sh_drop(idx);
+		return 0;
+	}
+	sh_publish(sl, first);
+	memcpy(p0, data, PL_D0);
+	pl_hdr h = {PL_MAGIC_S, n, idx, gen, pl_me, 0};
+	h.check = pl_check(&h);
+	memcpy(p0 + PL_D0, &h, sizeof h);
+	MPI_Request r0;
+	int e = mode == 's' ? PMPI_Issend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
+		: mode == 'r' ? PMPI_Irsend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
+			      : PMPI_Isend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0);
+	if (e != MPI_SUCCESS) {
+		ddt_buf_put(p0, PL_L0);
+		sh_drop(idx);
+		*rc = e;
+		return 1;
+	}
+	// packet 0 may need this process's progress to reach the receiver
+	// (pl_send): up to pl_spin seconds now, then between the units
+	int flag = 0;
+	if (pl_spin > 0) {
+		double ts = pl_now();
+		while (!flag && PMPI_Request_get_status(r0, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+			pl_now() - ts < pl_spin)
+			;
+	}
+	if (pl_debug) tp = pl_now() - t0;
+	for (int64_t off = first; off < n; off += unit) {
+		int64_t len = n - off < unit ? n - off : unit;
+		// the receiver waits for these bytes: a failure to pack them
+		// cannot fall back any more; the bytes go as they are
+		pl_pack(ti, buf, count, off, len, data + off);
+		sh_publish(sl, off + len);
+		if (!flag && PMPI_Request_get_status(r0, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 1;
+	}
+	sh_packed(idx);
+	if (pl_debug)
+		fprintf(stderr, "ddt pipe shm send: n %lld size %lld count %lld unit %lld: first %.1f us, all %.1f us (at %.1f)\n",
+			(long long)n, (long long)ti->size, (long long)count, (long long)unit, tp * 1e6,
+			(pl_now() - t0) * 1e6, fmod(t0, 1) * 1e6);
+	DDT_COUNT(sends, 1);
+	DDT_COUNT(bytes, n);
+	DDT_COUNT(pipelined, 1);
+	DDT_COUNT(shm, 1);
+	if (req) {
+		*req = r0;
+		*p0out = p0;
+		*rc = MPI_SUCCESS;
+	} else {
+		*rc = PMPI_Wait(&r0, MPI_STATUS_IGNORE);
+		ddt_buf_put(p0, PL_L0);
+	}
+	pl_progress(0);
+	return 1;
+}
+
+// pl_shm_finish completes a receive into s whose packet 0 (trailer *h)
+// names a region of its sender's shared memory (pl_finish's contract): it
+// unpacks (PL_DDT) or copies the bytes that land in the receive as the
+// sender publishes them, from the region itself, then hands the slot back.
+static int pl_shm_finish(const pl_sink *s, const pl_hdr *h, MPI_Comm comm, MPI_Status *st, int *rc, int64_t *done) {
+	const char *data;
+	sh_slot *sl = sh_get(h->src, h->tag, h->packet, h->n, &data);
+	*done = 0;
+	if (!sl) { // not this message's region: cannot happen between correct processes
+		PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
+		PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, MPI_ERR_INTERN);
+		*rc = MPI_ERR_INTERN;
+		return 1;
+	}
+	int64_t n = h->n, keep = n <= s->cap ? n : s->cap;
+	int ddt = s->kind == PL_DDT;
+	int ranges = ddt && pl_ranges(&s->ti, pl_shm_unit);
+	int64_t sz = ddt ? s->ti.size : 1, at = ddt ? 0 : PL_D0; // bytes taken
+	double t0 = pl_debug ? pl_now() : 0, tw = 0;
+	while (at < keep) {
+		// the next whole instance (or any byte, for cheap ranges)
+		int64_t want = ranges ? at + 1 : (at / sz + 1) * sz;
+		if (want > keep) want = keep;
+		double t1 = pl_debug ? pl_now() : 0;
+		int64_t r = sh_wait(sl, want);
+		if (pl_debug) tw += pl_now() - t1;
+		int64_t to = r >= keep ? keep : ranges ? r : r / sz * sz;
+		if (ddt && *done >= 0) {
+			if (pl_unpack(&s->ti, s->buf, s->count, at, to - at, data + at)) *done = to;
+			else *done = -1;
+		}
+		if (!ddt || *done < 0) memcpy(s->mem + at, data + at, (size_t)(to - at));
+		at = to;
+	}
+	if (ddt && *done < 0) { // the caller unpacks all: the bytes before at are not in s->mem
+		memcpy(s->mem + PL_D0, data + PL_D0, (size_t)(keep - PL_D0));
+		*done = 0;
+	}
+	sh_done(sl);
+	if (pl_debug)
+		fprintf(stderr, "ddt pipe shm recv: n %lld size %lld %s: wait %.1f us, all %.1f us (at %.1f)\n",
+			(long long)n, (long long)sz, ranges ? "ranges" : "instances", tw * 1e6, (pl_now() - t0) * 1e6,
+			fmod(t0, 1) * 1e6);
+	PMPI_Status_set_elements_x(st, MPI_BYTE, keep);
+	*rc = MPI_SUCCESS;
+	if (n > keep) {
+		PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, MPI_ERR_TRUNCATE);
+		*rc = MPI_ERR_TRUNCATE;
+	}
+	if (ddt) DDT_COUNT(pipelined, 1);
+	return 1;
+}
+
 // pl_send sends the n packed bytes of count instances at buf in packets
 // (mode 'S' standard, 's' synchronous, 'r' ready). With req it returns
 // packet 0's request in *req and the staging of packet 0 in *p0 (released
@@ -489,6 +642,7 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 	if (!packet) return 0;
 	int dw = pl_world(comm, dest);
 	if (dw < 0) return 0;
+	if (sh_local(dw) && pl_shm_send(mode, ti, buf, count, n, dest, tag, comm, req, p0out, rc)) return 1;
 	pl_hdr h = {aligned ? PL_MAGIC_A : PL_MAGIC, n, 0, (int32_t)packet, pl_me, 0};
 	int64_t np = pl_npackets(&h);
 	if (np > INT_MAX / 2) return 0;
@@ -581,7 +735,8 @@ fail:
 static int pl_trailer(const char *mem, int64_t got, pl_hdr *h) {
 	if (got != PL_L0) return 0;
 	memcpy(h, mem + PL_D0, sizeof *h);
-	return (h->magic == PL_MAGIC || (h->magic == PL_MAGIC_A && h->packet > PL_D0)) && h->n > PL_L0 &&
+	return (h->magic == PL_MAGIC || (h->magic == PL_MAGIC_A && h->packet > PL_D0) || h->magic == PL_MAGIC_S) &&
+	       h->n > PL_L0 &&
 	       h->packet > 0 && h->tag >= 0 && h->src >= 0 && h->check == pl_check(h);
 }
 
@@ -621,6 +776,7 @@ int pl_finish(const pl_sink *s, MPI_Comm comm, MPI_Status *st, int *rc, int64_t 
 	pl_hdr h;
 	if (pl_comm == MPI_COMM_NULL || s->cap < PL_L0) return 0;
 	if (PMPI_Get_elements_x(st, MPI_BYTE, &got) != MPI_SUCCESS || !pl_trailer(s->mem, got, &h)) return 0;
+	if (h.magic == PL_MAGIC_S) return pl_shm_finish(s, &h, comm, st, rc, done);
 	int64_t n = h.n, keep = n <= s->cap ? n : s->cap; // bytes that land in the receive
 	int64_t np = pl_npackets(&h), maxlen = h.packet; // no packet is longer
 	// all the rest's receives are posted at once (without memory for

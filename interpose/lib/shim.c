@@ -879,11 +879,12 @@ int MPI_Finalize(void) {
 			int rank = -1;
 			PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 			fprintf(stderr,
-				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld pipelined=%ld direct=%ld own=%ld\n",
+				"ddt-mpi: rank=%d types=%ld mirrored=%ld fallback=%ld packs=%ld unpacks=%ld sends=%ld recvs=%ld bytes=%ld native=%ld pipelined=%ld direct=%ld own=%ld shm=%ld\n",
 				rank, atomic_load(&ddt_st.types), atomic_load(&ddt_st.mirrored), atomic_load(&ddt_st.fallback),
 				atomic_load(&ddt_st.packs), atomic_load(&ddt_st.unpacks), atomic_load(&ddt_st.sends),
 				atomic_load(&ddt_st.recvs), atomic_load(&ddt_st.bytes), atomic_load(&ddt_st.native),
-				atomic_load(&ddt_st.pipelined), atomic_load(&ddt_st.direct), atomic_load(&ddt_st.own));
+				atomic_load(&ddt_st.pipelined), atomic_load(&ddt_st.direct), atomic_load(&ddt_st.own),
+				atomic_load(&ddt_st.shm));
 			fflush(stderr);
 		}
 	}

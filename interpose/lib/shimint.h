@@ -43,6 +43,7 @@ typedef struct {
 	atomic_long pipelined; // messages sent or received in packets (pipe.c)
 	atomic_long direct;    // sends and receives MPI did in the user's memory (direct.c)
 	atomic_long own;       // of those, the ones MPI did with the user's own type (DDT_MPI_OWN)
+	atomic_long shm;       // of the pipelined messages, those sent through shared memory (shm.c)
 } ddt_stat;
 extern ddt_stat ddt_st;
 extern int ddt_stats_on;
@@ -166,6 +167,33 @@ int pl_would(const ddt_tinfo *ti, int64_t n);
 void pl_rstage(pl_sink *s);
 void pl_rposted(pl_sink *s);
 int pl_packet0(const char *mem, int64_t got);
+
+// ---- shared memory (shm.c) -----------------------------------------------
+
+// sh_slot is a message's record in its sender's arena, 64 bytes: the bytes
+// of its region the sender has packed (ready), 1 while the receiver has not
+// taken it, 2 once it has (state), the region (off, n) and a generation
+// that packet 0's trailer repeats.
+#define SH_SLOTS 1024
+typedef struct {
+	_Atomic int64_t ready;
+	_Atomic int32_t state;
+	int32_t gen;
+	int64_t off, n;
+	char pad[32];
+} sh_slot;
+_Static_assert(sizeof(sh_slot) == 64, "slot size");
+extern int sh_on;
+void sh_setup(int me, int nworld);
+void sh_fini(void);
+int sh_local(int w);
+sh_slot *sh_alloc(int64_t n, int32_t *idx, int32_t *gen, char **data);
+void sh_packed(int32_t idx);
+void sh_drop(int32_t idx);
+void sh_publish(sh_slot *sl, int64_t upto);
+sh_slot *sh_get(int src, int32_t idx, int32_t gen, int64_t n, const char **data);
+void sh_done(sh_slot *sl);
+int64_t sh_wait(sh_slot *sl, int64_t want);
 
 // held is a message a probe took off MPI (pipe.c, "probes").
 typedef struct held {

@@ -1,0 +1,317 @@
+//go:build ddtinterpose
+
+// Node-local shared memory for pipelined messages (docs/interpose.md,
+// "Shared memory"). Each process owns an arena: an anonymous memory file
+// (memfd) that it maps and that every other process of its node opens at
+// MPI_Init through /proc/<pid>/fd/<fd> and maps when it first receives from
+// it. A pipelined message to a process of the same node is packed into a
+// region of the sender's arena; packet 0 (on the user's communicator, so
+// that MPI matches it) names the region's slot, and the receiver unpacks
+// straight from the region as the sender publishes its bytes, then marks
+// the slot done. The bytes cross between the processes once, where packets
+// through MPI crossed twice (MPI's copy, then ddt's unpack of it).
+//
+// An arena is SH_HEAD bytes of header and slot table, then the data. Only
+// its owner allocates in it (sh_alloc, under sh_lock); a slot returns to
+// the owner when the receiver has marked it done and the owner has
+// finished packing into it.
+#include "shimint.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SH_MAGIC 0x6d68732d2d746464ull /* "ddt--shm" */
+#define SH_PAGE 4096
+#define SH_HEAD (SH_PAGE + SH_SLOTS * (int64_t)sizeof(sh_slot))
+// SH_SIZE is the default of DDT_MPI_SHM, the bytes of an arena (virtual:
+// a page takes memory once a message was packed into it); SH_PEERS bounds
+// the processes of a node that use it (each keeps the others' files open)
+#define SH_SIZE (1ll << 30)
+#define SH_PEERS 256
+
+typedef struct {
+	uint64_t magic, token;
+	int64_t size;
+} sh_arena;
+
+typedef struct {
+	int fd;
+	int64_t size;
+	char *_Atomic base;
+} sh_peer;
+
+int sh_on;              // shared memory is used between the processes of this node
+static int sh_fd = -1;  // this process's arena
+static char *sh_base;   // its mapping
+static int64_t sh_size; // its bytes
+static int *sh_of;      // world rank -> index in sh_peers, or -1 (another node)
+static int sh_nworld;
+static sh_peer *sh_peers;
+static int sh_npeers;
+static pthread_mutex_t sh_lock = PTHREAD_MUTEX_INITIALIZER;
+// the owner's record of its slots: busy (allocated), packing (the owner
+// still writes into it)
+static struct {
+	int64_t off, len;
+	int busy, packing;
+} sh_own[SH_SLOTS];
+static int sh_next;
+
+static sh_slot *slots(char *base) { return (sh_slot *)(base + SH_PAGE); }
+
+static int64_t envsize(const char *name, int64_t def) {
+	const char *e = getenv(name);
+	if (!e || !*e) return def;
+	char *end;
+	long long v = strtoll(e, &end, 10);
+	if (*end == 'k' || *end == 'K') v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M') v <<= 20, end++;
+	else if (*end == 'g' || *end == 'G') v <<= 30, end++;
+	if (*end || v < 0) return def;
+	return v;
+}
+
+static uint64_t sh_random(void) {
+	uint64_t x = 0;
+	if (syscall(SYS_getrandom, &x, sizeof x, 0) != (long)sizeof x) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_sec;
+	}
+	return x | 1;
+}
+
+// sh_open opens the arena of process pid (descriptor fd there) and checks
+// that it is the one announced (token); it returns its descriptor or -1.
+static int sh_open(int pid, int fd, uint64_t token, int64_t *size) {
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+	int f = open(path, O_RDWR | O_CLOEXEC);
+	if (f < 0) return -1;
+	sh_arena a;
+	if (pread(f, &a, sizeof a, 0) != (ssize_t)sizeof a || a.magic != SH_MAGIC || a.token != token ||
+		a.size < SH_HEAD + SH_PAGE) {
+		close(f);
+		return -1;
+	}
+	*size = a.size;
+	return f;
+}
+
+// sh_setup runs at MPI_Init after the private communicator exists, on
+// every process of MPI_COMM_WORLD (it is collective): it makes this
+// process's arena and opens those of the node's other processes. If one
+// process of the node cannot (DDT_MPI_SHM=0, no memfd, no access to the
+// others' /proc), none of them uses shared memory.
+void sh_setup(int me, int nworld) {
+	MPI_Comm node;
+	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+		return;
+	int nn = 0, nr = 0;
+	PMPI_Comm_size(node, &nn);
+	PMPI_Comm_rank(node, &nr);
+	int64_t size = envsize("DDT_MPI_SHM", SH_SIZE);
+	size = size / SH_PAGE * SH_PAGE;
+	int ok = size >= SH_HEAD + (1 << 20) && nn <= SH_PEERS;
+	uint64_t token = sh_random();
+	if (ok) {
+		sh_fd = (int)syscall(SYS_memfd_create, "ddt-mpi", 1u /* MFD_CLOEXEC */);
+		ok = sh_fd >= 0 && ftruncate(sh_fd, size) == 0;
+		if (ok) {
+			void *m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, sh_fd, 0);
+			ok = m != MAP_FAILED;
+			if (ok) {
+				sh_base = m, sh_size = size;
+				sh_arena a = {SH_MAGIC, token, size};
+				memcpy(sh_base, &a, sizeof a);
+			}
+		}
+	}
+	// every process of the node: world rank, pid, descriptor, token
+	int64_t mine[4] = {me, getpid(), ok ? sh_fd : -1, (int64_t)token}, *all = malloc(sizeof mine * (size_t)nn);
+	int *of = malloc(sizeof(int) * (size_t)nworld);
+	sh_peer *peers = calloc((size_t)nn, sizeof *peers);
+	if (!all || !of || !peers) ok = 0;
+	int64_t dummy[4 * SH_PEERS];
+	if (PMPI_Allgather(mine, 4, MPI_INT64_T, all ? all : dummy, 4, MPI_INT64_T, node) != MPI_SUCCESS) ok = 0;
+	for (int i = 0; i < nn && ok; i++) {
+		peers[i].fd = -1;
+		if (all[4 * i + 2] < 0 || all[4 * i] < 0 || all[4 * i] >= nworld) {
+			ok = 0;
+		} else if (i == nr) {
+			peers[i].size = sh_size;
+			atomic_store(&peers[i].base, sh_base);
+		} else if ((peers[i].fd = sh_open((int)all[4 * i + 1], (int)all[4 * i + 2], (uint64_t)all[4 * i + 3],
+				    &peers[i].size)) < 0) {
+			ok = 0;
+		}
+	}
+	int all_ok = 0;
+	if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS) all_ok = 0;
+	if (all_ok) {
+		for (int i = 0; i < nworld; i++) of[i] = -1;
+		for (int i = 0; i < nn; i++) of[all[4 * i]] = i;
+		sh_of = of, sh_nworld = nworld, sh_peers = peers, sh_npeers = nn;
+		sh_on = 1;
+	} else {
+		for (int i = 0; peers && all && i < nn; i++)
+			if (i != nr && peers[i].fd >= 0) close(peers[i].fd);
+		free(of), free(peers);
+		if (sh_base) munmap(sh_base, (size_t)sh_size);
+		if (sh_fd >= 0) close(sh_fd);
+		sh_base = NULL, sh_fd = -1;
+	}
+	free(all);
+	PMPI_Comm_free(&node);
+}
+
+// sh_fini runs at MPI_Finalize: the mappings and files go (a receiver
+// keeps its own descriptor of a sender's arena, so a sender that finalizes
+// first does not take its messages with it).
+void sh_fini(void) {
+	if (!sh_on) return;
+	sh_on = 0;
+	for (int i = 0; i < sh_npeers; i++) {
+		char *b = atomic_load(&sh_peers[i].base);
+		if (b && b != sh_base) munmap(b, (size_t)sh_peers[i].size);
+		if (sh_peers[i].fd >= 0) close(sh_peers[i].fd);
+	}
+	free(sh_peers), free(sh_of);
+	sh_peers = NULL, sh_of = NULL;
+	munmap(sh_base, (size_t)sh_size);
+	close(sh_fd);
+	sh_base = NULL, sh_fd = -1;
+}
+
+// sh_local reports whether world rank w is on this node (and shared
+// memory is used).
+int sh_local(int w) { return sh_on && w >= 0 && w < sh_nworld && sh_of[w] >= 0; }
+
+// sh_alloc allocates a region of n bytes for a message and returns its
+// slot (ready 0, a new generation in *gen, the region in *data), or NULL
+// when the arena has no room (the message goes through MPI).
+sh_slot *sh_alloc(int64_t n, int32_t *idx, int32_t *gen, char **data) {
+	if (!sh_on || n <= 0 || n > sh_size - SH_HEAD) return NULL;
+	int64_t len = (n + SH_PAGE - 1) / SH_PAGE * SH_PAGE;
+	sh_slot *t = slots(sh_base);
+	pthread_mutex_lock(&sh_lock);
+	// slots the receivers are done with come back
+	int nbusy = 0;
+	for (int i = 0; i < SH_SLOTS; i++) {
+		if (sh_own[i].busy && !sh_own[i].packing &&
+			atomic_load_explicit(&t[i].state, memory_order_acquire) == 2)
+			sh_own[i].busy = 0;
+		nbusy += sh_own[i].busy;
+	}
+	int s = -1;
+	for (int k = 0; k < SH_SLOTS && nbusy < SH_SLOTS; k++) {
+		int i = (sh_next + k) % SH_SLOTS;
+		if (!sh_own[i].busy) {
+			s = i;
+			break;
+		}
+	}
+	// the lowest offset where len bytes overlap no busy region: the start
+	// of the data or the end of a busy region
+	int64_t at = -1;
+	for (int c = -1; s >= 0 && c < SH_SLOTS; c++) {
+		if (c >= 0 && !sh_own[c].busy) continue;
+		int64_t o = c < 0 ? SH_HEAD : sh_own[c].off + sh_own[c].len;
+		if (o + len > sh_size || (at >= 0 && o >= at)) continue;
+		int free_ = 1;
+		for (int i = 0; i < SH_SLOTS && free_; i++)
+			if (sh_own[i].busy && sh_own[i].off < o + len && o < sh_own[i].off + sh_own[i].len) free_ = 0;
+		if (free_) at = o;
+	}
+	sh_slot *sl = NULL;
+	if (s >= 0 && at >= 0) {
+		sh_next = (s + 1) % SH_SLOTS;
+		sh_own[s].off = at, sh_own[s].len = len, sh_own[s].busy = 1, sh_own[s].packing = 1;
+		sl = &t[s];
+		int32_t g = sl->gen + 1;
+		if (g <= 0) g = 1;
+		sl->gen = g, sl->off = at, sl->n = n;
+		atomic_store_explicit(&sl->ready, 0, memory_order_relaxed);
+		atomic_store_explicit(&sl->state, 1, memory_order_release);
+		*idx = s, *gen = g, *data = sh_base + at;
+	}
+	pthread_mutex_unlock(&sh_lock);
+	return sl;
+}
+
+// sh_packed tells the allocator that the owner has finished packing into
+// slot idx; sh_drop returns it unused (its message was never sent).
+void sh_packed(int32_t idx) {
+	pthread_mutex_lock(&sh_lock);
+	sh_own[idx].packing = 0;
+	pthread_mutex_unlock(&sh_lock);
+}
+
+void sh_drop(int32_t idx) {
+	pthread_mutex_lock(&sh_lock);
+	sh_own[idx].packing = 0, sh_own[idx].busy = 0;
+	pthread_mutex_unlock(&sh_lock);
+}
+
+// sh_publish makes the first upto bytes of slot sl's region visible to
+// its receiver. The fence orders the generated code's non-temporal
+// stores too.
+void sh_publish(sh_slot *sl, int64_t upto) {
+	atomic_thread_fence(memory_order_seq_cst);
+	atomic_store_explicit(&sl->ready, upto, memory_order_release);
+}
+
+// sh_get finds the region of a message of n bytes from world rank src,
+// slot idx, generation gen: it returns the slot and sets *data, or NULL if
+// the arena or the slot is not that message's.
+sh_slot *sh_get(int src, int32_t idx, int32_t gen, int64_t n, const char **data) {
+	if (!sh_local(src) || idx < 0 || idx >= SH_SLOTS) return NULL;
+	sh_peer *p = &sh_peers[sh_of[src]];
+	char *b = atomic_load_explicit(&p->base, memory_order_acquire);
+	if (!b) {
+		pthread_mutex_lock(&sh_lock);
+		b = atomic_load(&p->base);
+		if (!b && p->fd >= 0) {
+			void *m = mmap(NULL, (size_t)p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+			if (m != MAP_FAILED) atomic_store_explicit(&p->base, b = m, memory_order_release);
+		}
+		pthread_mutex_unlock(&sh_lock);
+		if (!b) return NULL;
+	}
+	atomic_thread_fence(memory_order_acquire);
+	sh_slot *sl = &slots(b)[idx];
+	int64_t off = sl->off;
+	if (sl->gen != gen || sl->n != n || atomic_load(&sl->state) != 1 || off < SH_HEAD || n > p->size - off)
+		return NULL;
+	*data = b + off;
+	return sl;
+}
+
+// sh_done hands slot sl back to its owner.
+void sh_done(sh_slot *sl) { atomic_store_explicit(&sl->state, 2, memory_order_release); }
+
+// sh_wait waits until the first want bytes of sl's region are published
+// and returns how many are (at least want).
+int64_t sh_wait(sh_slot *sl, int64_t want) {
+	int64_t r;
+	for (int spins = 0; (r = atomic_load_explicit(&sl->ready, memory_order_acquire)) < want; spins++) {
+		if (spins < 4096) {
+#if defined(__x86_64__)
+			__builtin_ia32_pause();
+#elif defined(__aarch64__)
+			__asm__ __volatile__("yield");
+#endif
+		} else {
+			sched_yield();
+		}
+	}
+	return r;
+}

@@ -81,7 +81,7 @@ func setup(t *testing.T, m mpi) *build {
 			b.err = fmt.Errorf("build.sh %s: %v\n%s", m.name, err, out)
 			return
 		}
-		for _, p := range []string{"pack", "p2p", "coll", "err", "threads", "pipe", "direct", "isendrecv", "trunc", "bounds", "status"} {
+		for _, p := range []string{"pack", "p2p", "coll", "err", "threads", "pipe", "direct", "isendrecv", "trunc", "bounds", "status", "shm"} {
 			out, err := exec.Command(m.mpicc, "-O1", "-pthread", "-o", filepath.Join(b.dir, p), filepath.Join("testdata", p+".c")).CombinedOutput()
 			if err != nil {
 				b.err = fmt.Errorf("%s %s.c: %v\n%s", m.mpicc, p, err, out)
@@ -154,7 +154,7 @@ func stats(t *testing.T, stderr string, np int) []map[string]int64 {
 			t.Errorf("two statistics lines for rank %d", r)
 		}
 		seen[r] = true
-		kv := map[string]int64{}
+		kv := map[string]int64{"rank": int64(r)}
 		for _, tok := range strings.Fields(mm[2]) {
 			k, v, _ := strings.Cut(tok, "=")
 			kv[k], _ = strconv.ParseInt(v, 10, 64)
@@ -273,17 +273,15 @@ func TestPrograms(t *testing.T) {
 							// into doubles is not staged; the f90 type's
 							// three are MPI's; the 6
 							// truncated receives of the vector instances
-							// are staged, and counted where Open MPI fills
-							// them)
+							// are staged, and counted where their bytes
+							// came: through shared memory (shm.c, on both
+							// MPIs), or where Open MPI fills them)
 							for _, s := range st {
 								if s["pipelined"] < 40 {
 									t.Errorf("pipe: %d messages pipelined, want at least 40:\n%s", s["pipelined"], with.stderr)
 								}
 							}
-							ws, wr := int64(np/2*(56+53+62+12)), int64(np/2*(50+53+48+10))
-							if m.name == "openmpi" {
-								wr += int64(np / 2 * 6)
-							}
+							ws, wr := int64(np/2*(56+53+62+12)), int64(np/2*(50+53+48+10+6))
 							if sum(st, "sends") != ws || sum(st, "recvs") != wr {
 								t.Errorf("pipe: %d sends and %d receives served, want %d and %d:\n%s", sum(st, "sends"), sum(st, "recvs"), ws, wr, with.stderr)
 							}
@@ -397,6 +395,103 @@ func TestPipeCost(t *testing.T) {
 							if s["pipelined"] < 72+40 {
 								t.Errorf("pipe: %d messages pipelined, want at least %d:\n%s", s["pipelined"], 72+40, with.stderr)
 							}
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestShm runs shm.c (large messages between the processes of one node,
+// which go through the library's shared memory, shm.c) with shared memory
+// on, off (DDT_MPI_SHM=0), in a tight arena (DDT_MPI_SHM=3M: most of
+// shm.c's outstanding sends fall back to MPI's packets) with small units,
+// and off on one rank only (DDT_MPI_SHM=0 on rank 0, and
+// DDT_MPI_PIPELINE=0 on rank 1, which then sends whole messages but still
+// receives the others' packets): shared memory must then be off on every
+// rank. The output must be that of the MPI library alone. With shared
+// memory off, the point-to-point programs run through MPI's packets.
+func TestShm(t *testing.T) {
+	for _, m := range mpis {
+		t.Run(m.name, func(t *testing.T) {
+			b := setup(t, m)
+			wrap := filepath.Join(b.dir, "rankenv.sh")
+			script := "#!/bin/sh\n" +
+				"r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-x}}\n" +
+				"[ \"$r\" = 0 ] && export DDT_MPI_SHM=0\n" +
+				"[ \"$r\" = 1 ] && export DDT_MPI_PIPELINE=0\n" +
+				"export LD_PRELOAD=\"$DDT_TEST_LIB\"\n" +
+				"exec \"$@\"\n"
+			if err := os.WriteFile(wrap, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, np := range []int{2, 4} {
+				for _, v := range []struct {
+					name string
+					env  []string
+				}{
+					{"on", nil},
+					{"off", []string{"DDT_MPI_SHM=0"}},
+					{"tight", []string{"DDT_MPI_SHM=3M", "DDT_MPI_SHM_UNIT=4096"}},
+					{"mixed", nil},
+				} {
+					t.Run(fmt.Sprintf("%s-np%d", v.name, np), func(t *testing.T) {
+						prog := filepath.Join(b.dir, "shm")
+						plain := run(t, m, np, "", nil, prog)
+						if plain.err != nil {
+							t.Fatalf("without the library: %v\n%s%s", plain.err, plain.stdout, plain.stderr)
+						}
+						env := append([]string{"DDT_MPI_STATS=1"}, v.env...)
+						var with result
+						if v.name == "mixed" {
+							with = run(t, m, np, "", append(env, "DDT_TEST_LIB="+b.lib), wrap, prog)
+						} else {
+							with = run(t, m, np, b.lib, env, prog)
+						}
+						if with.err != nil {
+							t.Fatalf("with the library: %v\n%s%s", with.err, with.stdout, with.stderr)
+						}
+						if sorted(with.stdout) != sorted(plain.stdout) {
+							t.Errorf("output with the library:\n%s\nwithout:\n%s", with.stdout, plain.stdout)
+						}
+						st := stats(t, with.stderr, np)
+						// each rank sends 55 or more messages of 64 KiB or
+						// more to its peer (shm.c); an even rank has 16
+						// of 512 KB outstanding at once, of which a 3 MiB
+						// arena holds 5
+						for _, s := range st {
+							switch {
+							case v.name == "on" && (s["shm"] < 55 || s["pipelined"] < 100):
+								t.Errorf("%d messages through shared memory, %d pipelined, want at least 55 and 100:\n%s", s["shm"], s["pipelined"], with.stderr)
+							case v.name == "tight" && (s["shm"] < 10 || (s["rank"]%2 == 0 && s["shm"] > s["sends"]-11)):
+								t.Errorf("%d messages through shared memory in a tight arena, want 10 to %d:\n%s", s["shm"], s["sends"]-11, with.stderr)
+							case (v.name == "off" || v.name == "mixed") && s["shm"] != 0:
+								t.Errorf("%d messages through shared memory, want 0:\n%s", s["shm"], with.stderr)
+							}
+							if s["sends"] < 55 || s["recvs"] < 50 {
+								t.Errorf("too few messages served:\n%s", with.stderr)
+							}
+						}
+					})
+				}
+				for _, p := range []string{"p2p", "pipe", "direct", "trunc", "threads", "isendrecv", "status"} {
+					t.Run(fmt.Sprintf("%s-off-np%d", p, np), func(t *testing.T) {
+						prog := filepath.Join(b.dir, p)
+						plain := run(t, m, np, "", nil, prog)
+						if plain.err != nil {
+							t.Fatalf("without the library: %v\n%s%s", plain.err, plain.stdout, plain.stderr)
+						}
+						with := run(t, m, np, b.lib, []string{"DDT_MPI_STATS=1", "DDT_MPI_SHM=0"}, prog)
+						if with.err != nil {
+							t.Fatalf("with the library: %v\n%s%s", with.err, with.stdout, with.stderr)
+						}
+						if sorted(with.stdout) != sorted(plain.stdout) {
+							t.Errorf("output with the library:\n%s\nwithout:\n%s", with.stdout, plain.stdout)
+						}
+						st := stats(t, with.stderr, np)
+						if sum(st, "shm") != 0 || (p == "pipe" && sum(st, "pipelined") < int64(40*np)) {
+							t.Errorf("%d through shared memory, %d pipelined, want 0 and at least %d:\n%s", sum(st, "shm"), sum(st, "pipelined"), 40*np, with.stderr)
 						}
 					})
 				}

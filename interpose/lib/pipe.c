@@ -51,7 +51,16 @@
 // packs into shared memory between two publications (rounded to whole
 // instances where they fit)
 #define PL_SHM_UNIT (32 << 10)
+// PL_SHM_MIN: the default of DDT_MPI_SHM_MIN, the packed bytes from which
+// a staged message to a process of this node goes through shared memory
+// even when the rules above would send it whole (0: only the messages
+// they pipeline). Measured on the ping-pong (docs/interpose-bench.md,
+// "Shared memory"): the receiver's unpack from the sender's region saves
+// MPI's copy of the message (SPECFEM3D_cm M 1.2-1.3x faster, LAMMPS_full
+// L 1.2-1.7x; no layout clearly slower)
+#define PL_SHM_MIN (64 << 10)
 static int64_t pl_shm_unit = PL_SHM_UNIT;
+static int64_t pl_shm_min = PL_SHM_MIN;
 
 MPI_Comm pl_comm = MPI_COMM_NULL; // the private communicator; NULL: no pipelining
 int64_t pl_threshold = PL_THRESHOLD, pl_packet = PL_PACKET;
@@ -193,6 +202,7 @@ void pl_setup(void) {
 	e = getenv("DDT_MPI_PIPE_DEBUG");
 	pl_debug = e && *e ? atoi(e) : 0;
 	pl_shm_unit = envint("DDT_MPI_SHM_UNIT", PL_SHM_UNIT);
+	pl_shm_min = envint("DDT_MPI_SHM_MIN", PL_SHM_MIN);
 	if (pl_shm_unit < 4096) pl_shm_unit = 4096;
 	if (pl_packet < 4096) pl_packet = 4096;
 	if (pl_packet > (1 << 30)) pl_packet = 1 << 30;
@@ -636,13 +646,14 @@ static int pl_shm_finish(const pl_sink *s, const pl_hdr *h, MPI_Comm comm, MPI_S
 // with the MPI return code in *rc.
 int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
 	MPI_Comm comm, MPI_Request *req, void **p0out, int *rc) {
-	if (pl_comm == MPI_COMM_NULL || n <= PL_L0 || dest < 0) return 0;
+	if (pl_comm == MPI_COMM_NULL || pl_threshold == 0 || n <= PL_L0 || dest < 0) return 0;
 	int aligned;
 	int64_t packet = pl_plan(ti, buf, count, n, &aligned);
-	if (!packet) return 0;
+	if (!packet && !(pl_shm_min > 0 && n >= pl_shm_min && sh_on)) return 0;
 	int dw = pl_world(comm, dest);
 	if (dw < 0) return 0;
 	if (sh_local(dw) && pl_shm_send(mode, ti, buf, count, n, dest, tag, comm, req, p0out, rc)) return 1;
+	if (!packet) return 0;
 	pl_hdr h = {aligned ? PL_MAGIC_A : PL_MAGIC, n, 0, (int32_t)packet, pl_me, 0};
 	int64_t np = pl_npackets(&h);
 	if (np > INT_MAX / 2) return 0;

@@ -406,7 +406,8 @@ func TestPipeCost(t *testing.T) {
 // TestShm runs shm.c (large messages between the processes of one node,
 // which go through the library's shared memory, shm.c) with shared memory
 // on, off (DDT_MPI_SHM=0), in a tight arena (DDT_MPI_SHM=3M: most of
-// shm.c's outstanding sends fall back to MPI's packets) with small units,
+// shm.c's outstanding sends fall back to MPI's packets) with small units
+// and the memory of all but its first MiB given back,
 // and off on one rank only (DDT_MPI_SHM=0 on rank 0, and
 // DDT_MPI_PIPELINE=0 on rank 1, which then sends whole messages but still
 // receives the others' packets): shared memory must then be off on every
@@ -433,7 +434,7 @@ func TestShm(t *testing.T) {
 				}{
 					{"on", nil},
 					{"off", []string{"DDT_MPI_SHM=0"}},
-					{"tight", []string{"DDT_MPI_SHM=3M", "DDT_MPI_SHM_UNIT=4096"}},
+					{"tight", []string{"DDT_MPI_SHM=3M", "DDT_MPI_SHM_UNIT=4096", "DDT_MPI_SHM_KEEP=1M"}},
 					{"mixed", nil},
 				} {
 					t.Run(fmt.Sprintf("%s-np%d", v.name, np), func(t *testing.T) {

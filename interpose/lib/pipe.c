@@ -45,7 +45,7 @@
 // PL_MAGIC_S marks a message whose bytes wait in the sender's shared
 // memory (shm.c): the trailer's tag is the slot, its packet the slot's
 // generation, and the receiver unpacks the whole stream from the slot's
-// region (packet 0's bytes are its first PL_D0 bytes)
+// region (packet 0's PL_D0 bytes are zeros: it goes before the packing)
 #define PL_MAGIC_S 0x736d68732d747464ull /* "ddt-shms" */
 // PL_SHM_UNIT: the default of DDT_MPI_SHM_UNIT, the bytes the sender
 // packs into shared memory between two publications (rounded to whole
@@ -506,12 +506,13 @@ static void pl_pack_poll(const ddt_tinfo *ti, const void *buf, int64_t count, in
 // ---- shared memory (shm.c) --------------------------------------------------------
 
 // pl_shm_send sends a pipelined message to a process of this node through
-// the shared memory of shm.c (arguments as pl_send's): it packs the whole
-// stream into a region of this process's arena, in units of about
-// DDT_MPI_SHM_UNIT bytes (whole instances where they fit; single
-// instances for a type whose byte ranges are not cheap), publishing each,
-// and sends packet 0 (the first PL_D0 bytes and a PL_MAGIC_S trailer) once
-// the first unit is in. It returns 0 when the arena has no room.
+// the shared memory of shm.c (arguments as pl_send's): it sends packet 0
+// (PL_D0 bytes of zeros and a PL_MAGIC_S trailer that names the slot) at
+// once, then packs the whole stream into a region of this process's
+// arena, in units of about DDT_MPI_SHM_UNIT bytes (whole instances where
+// they fit; single instances for a type whose byte ranges are not cheap),
+// publishing each, so that the receiver unpacks while the sender packs.
+// It returns 0 when the arena has no room.
 static int pl_shm_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64_t n, int dest, int tag,
 	MPI_Comm comm, MPI_Request *req, void **p0out, int *rc) {
 	int32_t idx, gen;
@@ -521,18 +522,14 @@ static int pl_shm_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t c
 	sh_slot *sl = sh_alloc(n, &idx, &gen, &data);
 	if (!sl) return 0;
 	char *p0 = ddt_buf_get(PL_L0);
-	if (sz <= unit) unit = unit / sz * sz;
-	else if (!pl_ranges(ti, unit)) unit = sz;
-	int64_t first = (PL_D0 + unit - 1) / unit * unit;
-	if (first > n) first = n;
-	double t0 = pl_debug ? pl_now() : 0, tp = 0;
-	if (!p0 || !pl_pack(ti, buf, count, 0, first, data)) {
-		ddt_buf_put(p0, PL_L0);
+	if (!p0) {
 		sh_drop(idx);
 		return 0;
 	}
-	sh_publish(sl, first);
-	memcpy(p0, data, PL_D0);
+	if (sz <= unit) unit = unit / sz * sz;
+	else if (!pl_ranges(ti, unit)) unit = sz;
+	double t0 = pl_debug ? pl_now() : 0;
+	memset(p0, 0, PL_D0);
 	pl_hdr h = {PL_MAGIC_S, n, idx, gen, pl_me, 0};
 	h.check = pl_check(&h);
 	memcpy(p0 + PL_D0, &h, sizeof h);
@@ -547,16 +544,9 @@ static int pl_shm_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t c
 		return 1;
 	}
 	// packet 0 may need this process's progress to reach the receiver
-	// (pl_send): up to pl_spin seconds now, then between the units
+	// (Open MPI's rendezvous: pl_send): it is tested between the units
 	int flag = 0;
-	if (pl_spin > 0) {
-		double ts = pl_now();
-		while (!flag && PMPI_Request_get_status(r0, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-			pl_now() - ts < pl_spin)
-			;
-	}
-	if (pl_debug) tp = pl_now() - t0;
-	for (int64_t off = first; off < n; off += unit) {
+	for (int64_t off = 0; off < n; off += unit) {
 		int64_t len = n - off < unit ? n - off : unit;
 		// the receiver waits for these bytes: a failure to pack them
 		// cannot fall back any more; the bytes go as they are
@@ -566,8 +556,8 @@ static int pl_shm_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t c
 	}
 	sh_packed(idx);
 	if (pl_debug)
-		fprintf(stderr, "ddt pipe shm send: n %lld size %lld count %lld unit %lld: first %.1f us, all %.1f us (at %.1f)\n",
-			(long long)n, (long long)ti->size, (long long)count, (long long)unit, tp * 1e6,
+		fprintf(stderr, "ddt pipe shm send: n %lld size %lld count %lld unit %lld: packet 0 %s, all %.1f us (at %.1f)\n",
+			(long long)n, (long long)ti->size, (long long)count, (long long)unit, flag ? "done" : "pending",
 			(pl_now() - t0) * 1e6, fmod(t0, 1) * 1e6);
 	DDT_COUNT(sends, 1);
 	DDT_COUNT(bytes, n);
@@ -602,7 +592,7 @@ static int pl_shm_finish(const pl_sink *s, const pl_hdr *h, MPI_Comm comm, MPI_S
 	int64_t n = h->n, keep = n <= s->cap ? n : s->cap;
 	int ddt = s->kind == PL_DDT;
 	int ranges = ddt && pl_ranges(&s->ti, pl_shm_unit);
-	int64_t sz = ddt ? s->ti.size : 1, at = ddt ? 0 : PL_D0; // bytes taken
+	int64_t sz = ddt ? s->ti.size : 1, at = 0; // bytes taken (packet 0's are zeros)
 	double t0 = pl_debug ? pl_now() : 0, tw = 0;
 	while (at < keep) {
 		// the next whole instance (or any byte, for cheap ranges)
@@ -620,7 +610,7 @@ static int pl_shm_finish(const pl_sink *s, const pl_hdr *h, MPI_Comm comm, MPI_S
 		at = to;
 	}
 	if (ddt && *done < 0) { // the caller unpacks all: the bytes before at are not in s->mem
-		memcpy(s->mem + PL_D0, data + PL_D0, (size_t)(keep - PL_D0));
+		memcpy(s->mem, data, (size_t)keep);
 		*done = 0;
 	}
 	sh_done(sl);

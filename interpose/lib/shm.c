@@ -36,6 +36,13 @@
 // the processes of a node that use it (each keeps the others' files open)
 #define SH_SIZE (1ll << 30)
 #define SH_PEERS 256
+// SH_KEEP: the bytes of an arena's data whose memory stays with it once
+// touched; the memory of a region beyond them is given back when its slot
+// returns (a process that once sent a message of 500 MB does not keep 500
+// MB; messages up to SH_KEEP never fault their pages in again): the
+// default of DDT_MPI_SHM_KEEP
+#define SH_KEEP (64ll << 20)
+static int64_t sh_keep = SH_KEEP;
 
 typedef struct {
 	uint64_t magic, token;
@@ -120,6 +127,7 @@ void sh_setup(int me, int nworld) {
 	PMPI_Comm_rank(node, &nr);
 	int64_t size = envsize("DDT_MPI_SHM", SH_SIZE);
 	size = size / SH_PAGE * SH_PAGE;
+	sh_keep = envsize("DDT_MPI_SHM_KEEP", SH_KEEP) / SH_PAGE * SH_PAGE;
 	int ok = size >= SH_HEAD + (1 << 20) && nn <= SH_PEERS;
 	uint64_t token = sh_random();
 	if (ok) {
@@ -207,8 +215,12 @@ sh_slot *sh_alloc(int64_t n, int32_t *idx, int32_t *gen, char **data) {
 	int nbusy = 0;
 	for (int i = 0; i < SH_SLOTS; i++) {
 		if (sh_own[i].busy && !sh_own[i].packing &&
-			atomic_load_explicit(&t[i].state, memory_order_acquire) == 2)
+			atomic_load_explicit(&t[i].state, memory_order_acquire) == 2) {
 			sh_own[i].busy = 0;
+			int64_t o = sh_own[i].off, e = o + sh_own[i].len;
+			if (o < SH_HEAD + sh_keep) o = SH_HEAD + sh_keep;
+			if (e > o) madvise(sh_base + o, (size_t)(e - o), MADV_REMOVE);
+		}
 		nbusy += sh_own[i].busy;
 	}
 	int s = -1;

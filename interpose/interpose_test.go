@@ -116,6 +116,16 @@ func run(t *testing.T, m mpi, np int, lib string, env []string, prog string, arg
 	if lib != "" {
 		c.Env = append(c.Env, "LD_PRELOAD="+lib)
 	}
+	// a standard input that stays open until the run ends: MPICH's
+	// launcher closes and reopens descriptors around the input it
+	// forwards to rank 0, and in one CI run (-np 4, under load) a rank's
+	// PMI socket ended up on descriptor 0 and MPI_Init failed there
+	// ("write_line error; fd=0"), hanging the run
+	if r, w, err := os.Pipe(); err == nil {
+		c.Stdin = r
+		defer r.Close()
+		defer w.Close()
+	}
 	var o, e bytes.Buffer
 	c.Stdout, c.Stderr = &o, &e
 	err := c.Run()

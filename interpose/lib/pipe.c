@@ -221,7 +221,7 @@ void pl_setup(void) {
 	int nworld = 0;
 	PMPI_Comm_size(c, &nworld);
 	pl_comm = c;
-	sh_setup(pl_me, nworld);
+	sh_setup(pl_me, nworld, pl_debug);
 }
 
 // ---- ranges of the packed stream --------------------------------------------

@@ -184,7 +184,7 @@ typedef struct {
 } sh_slot;
 _Static_assert(sizeof(sh_slot) == 64, "slot size");
 extern int sh_on;
-void sh_setup(int me, int nworld);
+void sh_setup(int me, int nworld, int debug);
 void sh_fini(void);
 int sh_local(int w);
 sh_slot *sh_alloc(int64_t n, int32_t *idx, int32_t *gen, char **data);

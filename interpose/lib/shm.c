@@ -65,12 +65,12 @@ static sh_peer *sh_peers;
 static int sh_npeers;
 static pthread_mutex_t sh_lock = PTHREAD_MUTEX_INITIALIZER;
 // the owner's record of its slots: busy (allocated), packing (the owner
-// still writes into it)
+// still writes into it); the busy ones, by offset
 static struct {
 	int64_t off, len;
 	int busy, packing;
 } sh_own[SH_SLOTS];
-static int sh_next;
+static int sh_busy[SH_SLOTS], sh_nbusy, sh_next;
 
 static sh_slot *slots(char *base) { return (sh_slot *)(base + SH_PAGE); }
 
@@ -115,10 +115,11 @@ static int sh_open(int pid, int fd, uint64_t token, int64_t *size) {
 
 // sh_setup runs at MPI_Init after the private communicator exists, on
 // every process of MPI_COMM_WORLD (it is collective): it makes this
-// process's arena and opens those of the node's other processes. If one
+// process's arena and opens those of the node's other processes (debug:
+// it says on stderr whether it could). If one
 // process of the node cannot (DDT_MPI_SHM=0, no memfd, no access to the
 // others' /proc), none of them uses shared memory.
-void sh_setup(int me, int nworld) {
+void sh_setup(int me, int nworld, int debug) {
 	MPI_Comm node;
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node) != MPI_SUCCESS)
 		return;
@@ -143,15 +144,17 @@ void sh_setup(int me, int nworld) {
 			}
 		}
 	}
-	// every process of the node: world rank, pid, descriptor, token
+	// every process of the node: world rank, pid, descriptor, token (once
+	// every process has its arena and the memory to hold the others')
 	int64_t mine[4] = {me, getpid(), ok ? sh_fd : -1, (int64_t)token}, *all = malloc(sizeof mine * (size_t)nn);
 	int *of = malloc(sizeof(int) * (size_t)nworld);
 	sh_peer *peers = calloc((size_t)nn, sizeof *peers);
 	if (!all || !of || !peers) ok = 0;
-	int64_t dummy[4 * SH_PEERS];
-	if (PMPI_Allgather(mine, 4, MPI_INT64_T, all ? all : dummy, 4, MPI_INT64_T, node) != MPI_SUCCESS) ok = 0;
+	for (int i = 0; peers && i < nn; i++) peers[i].fd = -1;
+	int all_ok = 0;
+	if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS) all_ok = 0;
+	ok = all_ok && PMPI_Allgather(mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, node) == MPI_SUCCESS;
 	for (int i = 0; i < nn && ok; i++) {
-		peers[i].fd = -1;
 		if (all[4 * i + 2] < 0 || all[4 * i] < 0 || all[4 * i] >= nworld) {
 			ok = 0;
 		} else if (i == nr) {
@@ -162,16 +165,19 @@ void sh_setup(int me, int nworld) {
 			ok = 0;
 		}
 	}
-	int all_ok = 0;
+	// (a process whose first reduction failed takes part in this one too)
 	if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS) all_ok = 0;
+	if (debug)
+		fprintf(stderr, "ddt shm: rank %d: %d processes on the node, this one %s, shared memory %s\n", me, nn,
+			ok ? "ready" : "not ready", all_ok ? "on" : "off");
 	if (all_ok) {
 		for (int i = 0; i < nworld; i++) of[i] = -1;
 		for (int i = 0; i < nn; i++) of[all[4 * i]] = i;
 		sh_of = of, sh_nworld = nworld, sh_peers = peers, sh_npeers = nn;
 		sh_on = 1;
 	} else {
-		for (int i = 0; peers && all && i < nn; i++)
-			if (i != nr && peers[i].fd >= 0) close(peers[i].fd);
+		for (int i = 0; peers && i < nn; i++)
+			if (peers[i].fd >= 0) close(peers[i].fd);
 		free(of), free(peers);
 		if (sh_base) munmap(sh_base, (size_t)sh_size);
 		if (sh_fd >= 0) close(sh_fd);
@@ -211,42 +217,46 @@ sh_slot *sh_alloc(int64_t n, int32_t *idx, int32_t *gen, char **data) {
 	int64_t len = (n + SH_PAGE - 1) / SH_PAGE * SH_PAGE;
 	sh_slot *t = slots(sh_base);
 	pthread_mutex_lock(&sh_lock);
-	// slots the receivers are done with come back
-	int nbusy = 0;
-	for (int i = 0; i < SH_SLOTS; i++) {
-		if (sh_own[i].busy && !sh_own[i].packing &&
-			atomic_load_explicit(&t[i].state, memory_order_acquire) == 2) {
+	// slots the receivers are done with come back; the memory of their
+	// regions beyond sh_keep goes back to the system
+	int k = 0;
+	for (int j = 0; j < sh_nbusy; j++) {
+		int i = sh_busy[j];
+		if (!sh_own[i].packing && atomic_load_explicit(&t[i].state, memory_order_acquire) == 2) {
 			sh_own[i].busy = 0;
 			int64_t o = sh_own[i].off, e = o + sh_own[i].len;
 			if (o < SH_HEAD + sh_keep) o = SH_HEAD + sh_keep;
 			if (e > o) madvise(sh_base + o, (size_t)(e - o), MADV_REMOVE);
+		} else {
+			sh_busy[k++] = i;
 		}
-		nbusy += sh_own[i].busy;
 	}
+	sh_nbusy = k;
+	// the lowest gap of len bytes between the busy regions (first fit),
+	// and a free slot
+	int64_t at = -1, end = SH_HEAD;
+	int pos = 0;
+	for (int j = 0; j < sh_nbusy && at < 0; j++) {
+		int i = sh_busy[j];
+		if (sh_own[i].off - end >= len) at = end, pos = j;
+		if (sh_own[i].off + sh_own[i].len > end) end = sh_own[i].off + sh_own[i].len;
+	}
+	if (at < 0 && sh_size - end >= len) at = end, pos = sh_nbusy;
 	int s = -1;
-	for (int k = 0; k < SH_SLOTS && nbusy < SH_SLOTS; k++) {
-		int i = (sh_next + k) % SH_SLOTS;
+	for (int j = 0; at >= 0 && sh_nbusy < SH_SLOTS && j < SH_SLOTS; j++) {
+		int i = (sh_next + j) % SH_SLOTS;
 		if (!sh_own[i].busy) {
 			s = i;
 			break;
 		}
 	}
-	// the lowest offset where len bytes overlap no busy region: the start
-	// of the data or the end of a busy region
-	int64_t at = -1;
-	for (int c = -1; s >= 0 && c < SH_SLOTS; c++) {
-		if (c >= 0 && !sh_own[c].busy) continue;
-		int64_t o = c < 0 ? SH_HEAD : sh_own[c].off + sh_own[c].len;
-		if (o + len > sh_size || (at >= 0 && o >= at)) continue;
-		int free_ = 1;
-		for (int i = 0; i < SH_SLOTS && free_; i++)
-			if (sh_own[i].busy && sh_own[i].off < o + len && o < sh_own[i].off + sh_own[i].len) free_ = 0;
-		if (free_) at = o;
-	}
 	sh_slot *sl = NULL;
-	if (s >= 0 && at >= 0) {
+	if (s >= 0) {
 		sh_next = (s + 1) % SH_SLOTS;
 		sh_own[s].off = at, sh_own[s].len = len, sh_own[s].busy = 1, sh_own[s].packing = 1;
+		memmove(&sh_busy[pos + 1], &sh_busy[pos], sizeof(int) * (size_t)(sh_nbusy - pos));
+		sh_busy[pos] = s;
+		sh_nbusy++;
 		sl = &t[s];
 		int32_t g = sl->gen + 1;
 		if (g <= 0) g = 1;
@@ -270,6 +280,10 @@ void sh_packed(int32_t idx) {
 void sh_drop(int32_t idx) {
 	pthread_mutex_lock(&sh_lock);
 	sh_own[idx].packing = 0, sh_own[idx].busy = 0;
+	int k = 0;
+	for (int j = 0; j < sh_nbusy; j++)
+		if (sh_busy[j] != idx) sh_busy[k++] = sh_busy[j];
+	sh_nbusy = k;
 	pthread_mutex_unlock(&sh_lock);
 }
 

@@ -29,29 +29,16 @@
 
 static int64_t drun = -1, dmin = -1;
 
-// envsize reads a byte count (a number, optionally followed by k or K)
-// from the environment variable name, or returns def.
-static int64_t envsize(const char *name, int64_t def) {
-	const char *e = getenv(name);
-	if (e && *e) {
-		char *end;
-		long long x = strtoll(e, &end, 10);
-		if (*end == 'k' || *end == 'K') x <<= 10, end++;
-		if (!*end && x >= 0) return x;
-	}
-	return def;
-}
-
 static int64_t direct_run(void) {
 	int64_t v = drun;
 	if (v >= 0) return v;
-	return drun = envsize("DDT_MPI_DIRECT", DIRECT_RUN);
+	return drun = ddt_envint("DDT_MPI_DIRECT", DIRECT_RUN);
 }
 
 static int64_t direct_min(void) {
 	int64_t v = dmin;
 	if (v >= 0) return v;
-	return dmin = envsize("DDT_MPI_DIRECT_MIN", DIRECT_MIN);
+	return dmin = ddt_envint("DDT_MPI_DIRECT_MIN", DIRECT_MIN);
 }
 
 // build makes the direct type of ti, or reports that it has none.
@@ -254,7 +241,7 @@ int ddt_direct(const ddt_tinfo *ti, int64_t n, MPI_Datatype t, const void *buf, 
 	}
 	if (st == -2) {
 		// wait for ddt's native code (or a few messages) before timing it
-		if (own_wait < 0) own_wait = envsize("DDT_MPI_OWN_WAIT", OWN_WAIT);
+		if (own_wait < 0) own_wait = ddt_envint("DDT_MPI_OWN_WAIT", OWN_WAIT);
 		if (!ti->nat.pack && ddt_tseen(ti->key) < own_wait) return 0;
 		st = ddt_tset_direct(ti->key, -2, own_faster(ti, n, t, buf, count) ? 2 : -1, &d);
 		if (st == 2) {

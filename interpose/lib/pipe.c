@@ -163,15 +163,27 @@ static uint32_t pl_check(const pl_hdr *h) {
 	return (uint32_t)(x ^ (x >> 32));
 }
 
-static int64_t envint(const char *name, int64_t def) {
+// ddt_envint reads a byte count (k, m, g suffixes) from the environment, def
+// when unset or malformed (direct.c and shm.c read theirs through it too).
+int64_t ddt_envint(const char *name, int64_t def) {
 	const char *e = getenv(name);
 	if (!e || !*e) return def;
 	char *end;
 	long long v = strtoll(e, &end, 10);
+	if (v < 0 || v > (INT64_MAX >> 30)) return def;
 	if (*end == 'k' || *end == 'K') v <<= 10, end++;
 	else if (*end == 'm' || *end == 'M') v <<= 20, end++;
-	if (*end || v < 0) return def;
+	else if (*end == 'g' || *end == 'G') v <<= 30, end++;
+	if (*end) return def;
 	return v;
+}
+
+// pl_isend0 posts packet 0 (PL_L0 bytes at p0) in the send's mode: 's'
+// synchronous, 'r' ready, else standard.
+static int pl_isend0(int mode, char *p0, int dest, int tag, MPI_Comm comm, MPI_Request *r0) {
+	return mode == 's' ? PMPI_Issend(p0, PL_L0, MPI_BYTE, dest, tag, comm, r0)
+		: mode == 'r' ? PMPI_Irsend(p0, PL_L0, MPI_BYTE, dest, tag, comm, r0)
+			      : PMPI_Isend(p0, PL_L0, MPI_BYTE, dest, tag, comm, r0);
 }
 
 // pl_setup runs after PMPI_Init: it reads the environment and makes the
@@ -179,8 +191,8 @@ static int64_t envint(const char *name, int64_t def) {
 void pl_setup(void) {
 	ddt_init();
 	if (!ddt_on || pl_comm != MPI_COMM_NULL) return;
-	pl_threshold = envint("DDT_MPI_PIPELINE", PL_THRESHOLD);
-	pl_packet = envint("DDT_MPI_PACKET", PL_PACKET);
+	pl_threshold = ddt_envint("DDT_MPI_PIPELINE", PL_THRESHOLD);
+	pl_packet = ddt_envint("DDT_MPI_PACKET", PL_PACKET);
 	const char *e = getenv("DDT_MPI_PIPE_COST");
 	if (e && *e) {
 		char *end;
@@ -193,16 +205,16 @@ void pl_setup(void) {
 		double x = strtod(e, &end);
 		if (!*end && x >= 0 && x < 1e9) pl_cost_big = x;
 	}
-	pl_wait = envint("DDT_MPI_PIPE_WAIT", PL_WAIT);
-	pl_align = envint("DDT_MPI_PIPE_ALIGN", 1) != 0;
-	pl_spin = 1e-6 * (double)envint("DDT_MPI_PIPE_SPIN", PL_SPIN);
-	pl_chunk = envint("DDT_MPI_PIPE_CHUNK", PL_CHUNK);
-	pl_sub = envint("DDT_MPI_PIPE_SUB", 0);
-	pl_seqrecv = envint("DDT_MPI_PIPE_SEQ", 0);
+	pl_wait = ddt_envint("DDT_MPI_PIPE_WAIT", PL_WAIT);
+	pl_align = ddt_envint("DDT_MPI_PIPE_ALIGN", 1) != 0;
+	pl_spin = 1e-6 * (double)ddt_envint("DDT_MPI_PIPE_SPIN", PL_SPIN);
+	pl_chunk = ddt_envint("DDT_MPI_PIPE_CHUNK", PL_CHUNK);
+	pl_sub = ddt_envint("DDT_MPI_PIPE_SUB", 0);
+	pl_seqrecv = ddt_envint("DDT_MPI_PIPE_SEQ", 0);
 	e = getenv("DDT_MPI_PIPE_DEBUG");
 	pl_debug = e && *e ? atoi(e) : 0;
-	pl_shm_unit = envint("DDT_MPI_SHM_UNIT", PL_SHM_UNIT);
-	pl_shm_min = envint("DDT_MPI_SHM_MIN", PL_SHM_MIN);
+	pl_shm_unit = ddt_envint("DDT_MPI_SHM_UNIT", PL_SHM_UNIT);
+	pl_shm_min = ddt_envint("DDT_MPI_SHM_MIN", PL_SHM_MIN);
 	if (pl_shm_unit < 4096) pl_shm_unit = 4096;
 	if (pl_packet < 4096) pl_packet = 4096;
 	if (pl_packet > (1 << 30)) pl_packet = 1 << 30;
@@ -534,9 +546,7 @@ static int pl_shm_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t c
 	h.check = pl_check(&h);
 	memcpy(p0 + PL_D0, &h, sizeof h);
 	MPI_Request r0;
-	int e = mode == 's' ? PMPI_Issend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
-		: mode == 'r' ? PMPI_Irsend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
-			      : PMPI_Isend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0);
+	int e = pl_isend0(mode, p0, dest, tag, comm, &r0);
 	if (e != MPI_SUCCESS) {
 		ddt_buf_put(p0, PL_L0);
 		sh_drop(idx);
@@ -668,9 +678,7 @@ int pl_send(int mode, const ddt_tinfo *ti, const void *buf, int64_t count, int64
 	h.check = pl_check(&h);
 	memcpy(p0 + PL_D0, &h, sizeof h);
 	MPI_Request r0;
-	int e = mode == 's' ? PMPI_Issend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
-		: mode == 'r' ? PMPI_Irsend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0)
-			      : PMPI_Isend(p0, PL_L0, MPI_BYTE, dest, tag, comm, &r0);
+	int e = pl_isend0(mode, p0, dest, tag, comm, &r0);
 	if (e != MPI_SUCCESS) {
 		ddt_buf_put(p0, PL_L0), ddt_buf_put(tmp, tn), free(reqs), free(f);
 		*rc = e;

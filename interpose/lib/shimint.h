@@ -110,6 +110,10 @@ extern atomic_long isr_live;
 int isr_poll(int n, const MPI_Request *reqs);
 void isr_poll_all(int wait);
 
+// ddt_envint reads a byte count (a number, optionally followed by k, m or g)
+// from the environment variable name, or returns def (pipe.c).
+int64_t ddt_envint(const char *name, int64_t def);
+
 // ---- pipelining (pipe.c) ----------------------------------------------------
 
 // PL_THRESHOLD is the default of DDT_MPI_PIPELINE: messages of more packed

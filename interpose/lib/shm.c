@@ -74,18 +74,6 @@ static int sh_busy[SH_SLOTS], sh_nbusy, sh_next;
 
 static sh_slot *slots(char *base) { return (sh_slot *)(base + SH_PAGE); }
 
-static int64_t envsize(const char *name, int64_t def) {
-	const char *e = getenv(name);
-	if (!e || !*e) return def;
-	char *end;
-	long long v = strtoll(e, &end, 10);
-	if (*end == 'k' || *end == 'K') v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M') v <<= 20, end++;
-	else if (*end == 'g' || *end == 'G') v <<= 30, end++;
-	if (*end || v < 0) return def;
-	return v;
-}
-
 static uint64_t sh_random(void) {
 	uint64_t x = 0;
 	if (syscall(SYS_getrandom, &x, sizeof x, 0) != (long)sizeof x) {
@@ -126,9 +114,9 @@ void sh_setup(int me, int nworld, int debug) {
 	int nn = 0, nr = 0;
 	PMPI_Comm_size(node, &nn);
 	PMPI_Comm_rank(node, &nr);
-	int64_t size = envsize("DDT_MPI_SHM", SH_SIZE);
+	int64_t size = ddt_envint("DDT_MPI_SHM", SH_SIZE);
 	size = size / SH_PAGE * SH_PAGE;
-	sh_keep = envsize("DDT_MPI_SHM_KEEP", SH_KEEP) / SH_PAGE * SH_PAGE;
+	sh_keep = ddt_envint("DDT_MPI_SHM_KEEP", SH_KEEP) / SH_PAGE * SH_PAGE;
 	int ok = size >= SH_HEAD + (1 << 20) && nn <= SH_PEERS;
 	uint64_t token = sh_random();
 	if (ok) {

@@ -1,11 +1,12 @@
 //go:build ddtinterpose
 
-// Node-local shared memory for pipelined messages (docs/interpose.md,
+// Node-local shared memory for staged messages (docs/interpose.md,
 // "Shared memory"). Each process owns an arena: an anonymous memory file
 // (memfd) that it maps and that every other process of its node opens at
 // MPI_Init through /proc/<pid>/fd/<fd> and maps when it first receives from
-// it. A pipelined message to a process of the same node is packed into a
-// region of the sender's arena; packet 0 (on the user's communicator, so
+// it. A staged message to a process of the same node that pipe.c would
+// pipeline, or of DDT_MPI_SHM_MIN bytes or more, is packed into a region
+// of the sender's arena; packet 0 (on the user's communicator, so
 // that MPI matches it) names the region's slot, and the receiver unpacks
 // straight from the region as the sender publishes its bytes, then marks
 // the slot done. The bytes cross between the processes once, where packets
@@ -103,10 +104,10 @@ static int sh_open(int pid, int fd, uint64_t token, int64_t *size) {
 
 // sh_setup runs at MPI_Init after the private communicator exists, on
 // every process of MPI_COMM_WORLD (it is collective): it makes this
-// process's arena and opens those of the node's other processes (debug:
-// it says on stderr whether it could). If one
+// process's arena and opens those of the node's other processes. If one
 // process of the node cannot (DDT_MPI_SHM=0, no memfd, no access to the
-// others' /proc), none of them uses shared memory.
+// others' /proc), none of them uses shared memory. With debug it says on
+// stderr which it is.
 void sh_setup(int me, int nworld, int debug) {
 	MPI_Comm node;
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node) != MPI_SUCCESS)

@@ -2,9 +2,8 @@
 
 // Node-local shared memory for staged messages (docs/interpose.md,
 // "Shared memory"). Each process owns an arena: an anonymous memory file
-// (memfd) that it maps and that every other process of its node opens at
-// MPI_Init through /proc/<pid>/fd/<fd> and maps when it first receives from
-// it. A staged message to a process of the same node that pipe.c would
+// (memfd) that it maps and that every other process of its node opens
+// and maps at MPI_Init through /proc/<pid>/fd/<fd>. A staged message to a process of the same node that pipe.c would
 // pipeline, or of DDT_MPI_SHM_MIN bytes or more, is packed into a region
 // of the sender's arena; packet 0 (on the user's communicator, so
 // that MPI matches it) names the region's slot, and the receiver unpacks
@@ -152,6 +151,14 @@ void sh_setup(int me, int nworld, int debug) {
 		} else if ((peers[i].fd = sh_open((int)all[4 * i + 1], (int)all[4 * i + 2], (uint64_t)all[4 * i + 3],
 				    &peers[i].size)) < 0) {
 			ok = 0;
+		} else {
+			// mapped now, not at the first message: a process that
+			// cannot map them all (a limit on its address space)
+			// switches shared memory off here, where a receive could
+			// not fall back any more
+			void *m = mmap(NULL, (size_t)peers[i].size, PROT_READ | PROT_WRITE, MAP_SHARED, peers[i].fd, 0);
+			if (m == MAP_FAILED) ok = 0;
+			else atomic_store(&peers[i].base, m);
 		}
 	}
 	// (a process whose first reduction failed takes part in this one too)
@@ -165,8 +172,11 @@ void sh_setup(int me, int nworld, int debug) {
 		sh_of = of, sh_nworld = nworld, sh_peers = peers, sh_npeers = nn;
 		sh_on = 1;
 	} else {
-		for (int i = 0; peers && i < nn; i++)
+		for (int i = 0; peers && i < nn; i++) {
+			char *b = atomic_load(&peers[i].base);
+			if (b && b != sh_base) munmap(b, (size_t)peers[i].size);
 			if (peers[i].fd >= 0) close(peers[i].fd);
+		}
 		free(of), free(peers);
 		if (sh_base) munmap(sh_base, (size_t)sh_size);
 		if (sh_fd >= 0) close(sh_fd);
@@ -291,16 +301,7 @@ sh_slot *sh_get(int src, int32_t idx, int32_t gen, int64_t n, const char **data)
 	if (!sh_local(src) || idx < 0 || idx >= SH_SLOTS) return NULL;
 	sh_peer *p = &sh_peers[sh_of[src]];
 	char *b = atomic_load_explicit(&p->base, memory_order_acquire);
-	if (!b) {
-		pthread_mutex_lock(&sh_lock);
-		b = atomic_load(&p->base);
-		if (!b && p->fd >= 0) {
-			void *m = mmap(NULL, (size_t)p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
-			if (m != MAP_FAILED) atomic_store_explicit(&p->base, b = m, memory_order_release);
-		}
-		pthread_mutex_unlock(&sh_lock);
-		if (!b) return NULL;
-	}
+	if (!b) return NULL;
 	atomic_thread_fence(memory_order_acquire);
 	sh_slot *sl = &slots(b)[idx];
 	int64_t off = sl->off;

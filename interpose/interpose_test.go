@@ -101,10 +101,46 @@ type result struct {
 }
 
 // run runs prog under mpirun with np ranks, the library preloaded when lib
-// is not empty, and the extra environment variables env.
+// is not empty, and the extra environment variables env. A run in which
+// MPICH's process manager failed to start a rank (pmiStartFailure) is run
+// again, up to twice.
 func run(t *testing.T, m mpi, np int, lib string, env []string, prog string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	for try := 1; ; try++ {
+		r, timedOut := run1(m, np, lib, env, prog, args...)
+		if try < 3 && pmiStartFailure(r.stderr) {
+			t.Logf("%s -np %d %s: MPICH's process manager failed to start a rank (try %d), running it again:\n%s", m.name, np, filepath.Base(prog), try, r.stderr)
+			continue
+		}
+		if timedOut {
+			with := "without the library"
+			if lib != "" {
+				with = "with the library, " + strings.Join(env, " ")
+			}
+			t.Fatalf("%s -np %d %s (%s): timed out after %v\n%s%s", m.name, np, filepath.Base(prog), with, runTimeout, r.stdout, r.stderr)
+		}
+		return r
+	}
+}
+
+// runTimeout bounds one mpirun.
+const runTimeout = 120 * time.Second
+
+// pmiStartFailure reports whether stderr shows a rank that could not talk
+// to MPICH's process manager inside MPI_Init, before any code of the
+// library runs: the rank finds its PMI socket on descriptor 0 ("write_line
+// error; fd=0"). Seen in 2 CI runs out of about 10, at -np 4 with the
+// library, in TestFortran and TestPipeCost; not reproduced here in 100
+// runs of a -np 4 program with the library beside two busy loops, nor in
+// 15 runs of those two tests. The job would hang until runTimeout.
+func pmiStartFailure(stderr string) bool {
+	return strings.Contains(stderr, "write_line error; fd=0") && strings.Contains(stderr, "MPIR_pmi_init")
+}
+
+// run1 is one mpirun of run; timedOut reports that it was killed after
+// runTimeout.
+func run1(m mpi, np int, lib string, env []string, prog string, args ...string) (r result, timedOut bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := append([]string{}, m.mpirun...)
 	if m.name == "openmpi" && os.Geteuid() == 0 {
@@ -116,27 +152,45 @@ func run(t *testing.T, m mpi, np int, lib string, env []string, prog string, arg
 	if lib != "" {
 		c.Env = append(c.Env, "LD_PRELOAD="+lib)
 	}
-	// a standard input that stays open until the run ends: MPICH's
-	// launcher closes and reopens descriptors around the input it
-	// forwards to rank 0, and in one CI run (-np 4, under load) a rank's
-	// PMI socket ended up on descriptor 0 and MPI_Init failed there
-	// ("write_line error; fd=0"), hanging the run
+	// a standard input that stays open until the run ends (mpirun forwards
+	// it to rank 0)
 	if r, w, err := os.Pipe(); err == nil {
 		c.Stdin = r
 		defer r.Close()
 		defer w.Close()
 	}
-	var o, e bytes.Buffer
-	c.Stdout, c.Stderr = &o, &e
+	var o bytes.Buffer
+	e := &watched{cancel: cancel}
+	c.Stdout, c.Stderr = &o, e
+	c.WaitDelay = 10 * time.Second
 	err := c.Run()
-	if ctx.Err() != nil {
-		with := "without the library"
-		if lib != "" {
-			with = "with the library, " + strings.Join(env, " ")
-		}
-		t.Fatalf("%s -np %d %s (%s): timed out after %v\n%s%s", m.name, np, filepath.Base(prog), with, 120*time.Second, o.String(), e.String())
+	return result{o.String(), e.String(), err}, ctx.Err() != nil && !e.failed
+}
+
+// watched is the standard error of run1: it ends the run as soon as it
+// shows a pmiStartFailure, which would otherwise hang until runTimeout.
+type watched struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	cancel func()
+	failed bool
+}
+
+func (w *watched) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if !w.failed && pmiStartFailure(w.b.String()) {
+		w.failed = true
+		w.cancel()
 	}
-	return result{o.String(), e.String(), err}
+	return len(p), nil
+}
+
+func (w *watched) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 var statsLine = regexp.MustCompile(`^ddt-mpi: rank=(\d+)((?: [a-z]+=\d+)+)$`)

@@ -16,7 +16,6 @@
 // the owner when the receiver has marked it done and the owner has
 // finished packing into it.
 #include "shimint.h"
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -101,6 +100,20 @@ static int sh_open(int pid, int fd, uint64_t token, int64_t *size) {
 	return f;
 }
 
+// sh_release unmaps and closes the n peers' arenas of peers (which may be
+// NULL), frees peers, and unmaps and closes this process's own arena.
+static void sh_release(sh_peer *peers, int n) {
+	for (int i = 0; peers && i < n; i++) {
+		char *b = atomic_load(&peers[i].base);
+		if (b && b != sh_base) munmap(b, (size_t)peers[i].size);
+		if (peers[i].fd >= 0) close(peers[i].fd);
+	}
+	free(peers);
+	if (sh_base) munmap(sh_base, (size_t)sh_size);
+	if (sh_fd >= 0) close(sh_fd);
+	sh_base = NULL, sh_fd = -1;
+}
+
 // sh_setup runs at MPI_Init after the private communicator exists, on
 // every process of MPI_COMM_WORLD (it is collective): it makes this
 // process's arena and opens those of the node's other processes. If one
@@ -172,15 +185,8 @@ void sh_setup(int me, int nworld, int debug) {
 		sh_of = of, sh_nworld = nworld, sh_peers = peers, sh_npeers = nn;
 		sh_on = 1;
 	} else {
-		for (int i = 0; peers && i < nn; i++) {
-			char *b = atomic_load(&peers[i].base);
-			if (b && b != sh_base) munmap(b, (size_t)peers[i].size);
-			if (peers[i].fd >= 0) close(peers[i].fd);
-		}
-		free(of), free(peers);
-		if (sh_base) munmap(sh_base, (size_t)sh_size);
-		if (sh_fd >= 0) close(sh_fd);
-		sh_base = NULL, sh_fd = -1;
+		sh_release(peers, nn);
+		free(of);
 	}
 	free(all);
 	PMPI_Comm_free(&node);
@@ -192,16 +198,9 @@ void sh_setup(int me, int nworld, int debug) {
 void sh_fini(void) {
 	if (!sh_on) return;
 	sh_on = 0;
-	for (int i = 0; i < sh_npeers; i++) {
-		char *b = atomic_load(&sh_peers[i].base);
-		if (b && b != sh_base) munmap(b, (size_t)sh_peers[i].size);
-		if (sh_peers[i].fd >= 0) close(sh_peers[i].fd);
-	}
-	free(sh_peers), free(sh_of);
+	sh_release(sh_peers, sh_npeers);
+	free(sh_of);
 	sh_peers = NULL, sh_of = NULL;
-	munmap(sh_base, (size_t)sh_size);
-	close(sh_fd);
-	sh_base = NULL, sh_fd = -1;
 }
 
 // sh_local reports whether world rank w is on this node (and shared

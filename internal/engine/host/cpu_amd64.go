@@ -22,6 +22,7 @@ func detect() Features {
 	}
 	x, _ := xgetbv()
 	_, b7, c7, _ := cpuid(7, 0)
+	f.ERMS = b7&(1<<9) != 0
 	if x&6 != 6 || b7&(1<<5) == 0 { // SSE and AVX state, AVX2
 		return f
 	}

@@ -16,6 +16,7 @@ type Features struct {
 	BMI2   bool // BMI2 (amd64)
 	VBMI   bool // AVX512-VBMI (VPERMB) (amd64)
 	PrefW  bool // PREFETCHW (amd64; elsewhere the instruction may be a no-op or fault)
+	ERMS   bool // enhanced REP MOVSB (amd64)
 	NEON   bool // Advanced SIMD, mandatory on arm64 (arm64)
 }
 

@@ -22,6 +22,9 @@ func hostVBMI() bool { return host.CPU.AVX512 && host.CPU.VBMI }
 // hostPrefW reports PREFETCHW, used by unpack's prefetches.
 func hostPrefW() bool { return host.CPU.PrefW }
 
+// hostERMS reports enhanced REP MOVSB, used for long blocks (blockRep).
+func hostERMS() bool { return host.CPU.ERMS }
+
 // mapCode copies code into fresh pages mapped read+write, then makes them
 // read+execute (never writable and executable at once).
 func mapCode(code []byte) ([]byte, error) {

@@ -22,6 +22,9 @@ func hostVBMI() bool { return false }
 // hostPrefW is false: PREFETCHW is amd64's.
 func hostPrefW() bool { return false }
 
+// hostERMS is false: REP MOVSB is amd64's.
+func hostERMS() bool { return false }
+
 // syncICache makes the instruction cache coherent with the data written
 // to [start, end): DC CVAU on every data cache line, DSB ISH, IC IVAU on
 // every instruction cache line, DSB ISH, ISB (line sizes from CTR_EL0;

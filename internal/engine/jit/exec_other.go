@@ -15,6 +15,9 @@ func hostVBMI() bool { return false }
 // hostPrefW is false: PREFETCHW is amd64's.
 func hostPrefW() bool { return false }
 
+// hostERMS is false: REP MOVSB is amd64's.
+func hostERMS() bool { return false }
+
 func mapCode(code []byte) ([]byte, error) {
 	return nil, errors.New("jit: no code generation on this platform")
 }

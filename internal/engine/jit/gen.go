@@ -72,6 +72,7 @@ type gen struct {
 	xr    int  // next vector register
 	nt    bool // pack long blocks with non-temporal stores (blockNT)
 	pfw   bool // the CPU has PREFETCHW (unpack's prefetches)
+	erms  bool // the CPU has enhanced REP MOVSB (blockRep)
 	// units is the number of units of the next entry, all calls
 	// together (blockUnits; 0: not known)
 	units int64
@@ -272,7 +273,14 @@ func (g *gen) block(mb reg, mo, L int64) {
 		return
 	}
 	if g.nt && g.pack && g.vec >= 32 && L >= ntBlockMin {
-		g.blockNT(mb, mo, L, po)
+		g.blockNT(mb, mo, L, po, true)
+		return
+	}
+	if g.erms && L >= repBlockMin && g.blockRep(mb, mo, L, po) {
+		return
+	}
+	if g.pack && g.vec >= 32 && L >= max(alignBlockMin, 128+4*int64(g.vec)) {
+		g.blockNT(mb, mo, L, po, false)
 		return
 	}
 	// a loop of four vector moves per iteration, RDX counting up to 0
@@ -320,6 +328,69 @@ func (g *gen) block(mb reg, mo, L int64) {
 // there. Pack keeps 64-byte moves (no gain measured). With the library
 // preloaded, L5b M unpack on MPICH ran at 0.78-0.84x of MPICH's speed
 // with 64-byte moves and 0.95-1.05x with DDT_JIT_VEC=32.
+// alignBlockMin is the least block a pack copies with its stores aligned
+// to lines (blockNT without non-temporal stores): the packed offsets of
+// blocks whose length is not a multiple of 64 fall anywhere in a line,
+// and a loop of unaligned 64-byte stores then splits nearly every store
+// over two lines. Measured in one process, samples interleaved (TestABAlign
+// with DDT_JIT_AB_ALIGN=1, two runs, docs/interpose-bench.md "Long
+// blocks"): pack of strided rows of 776 bytes 1.18-1.20x as fast, 1,032
+// bytes 1.06-1.09x, 2,896 (L5a M) 1.05x, rows of 408 and 520 bytes
+// 0.99-1.03x, rows that are whole lines 0.97-1.04x; unpack is not
+// changed. DDT_JIT_ALIGNMIN=bytes sets it (for measurements).
+var alignBlockMin = envInt("DDT_JIT_ALIGNMIN", 512)
+
+// repBlockMin is the least block copied with REP MOVSB where the CPU has
+// ERMS (blockRep), pack and unpack: from about 4 KiB the CPU's string
+// copy moves whole lines faster than a loop of vector moves (glibc's
+// memcpy, which MPI libraries call for such blocks, does the same).
+// Measured as alignBlockMin: blocks of 16 KiB 1.04-1.08x as fast (pack
+// and unpack), of 8 KiB and of 192 KiB (MILC_su3_zd L's runs)
+// 0.97-1.02x; with the threshold at 1 or 2 KiB, unpack of rows of
+// 1,024-2,896 bytes ran at 0.68-0.92x. DDT_JIT_REPMIN=bytes sets it.
+var repBlockMin = envInt("DDT_JIT_REPMIN", 4096)
+
+// blockRep copies the L bytes of a long block with REP MOVSB, which takes
+// its operands in RSI, RDI and RCX: those three are saved in pool
+// registers around it. It returns false, having emitted nothing, when
+// the pool has fewer than three free registers.
+func (g *gen) blockRep(mb reg, mo, L, po int64) bool {
+	var sv [3]reg
+	n := 0
+	for _, r := range pool {
+		if n < 3 && !g.used[r] {
+			sv[n] = r
+			n++
+		}
+	}
+	if n < 3 || L > math.MaxInt32 {
+		return false
+	}
+	rs, rd, rc := sv[0], sv[1], sv[2]
+	g.used[rs], g.used[rd], g.used[rc] = true, true, true
+	g.a.movRR(rs, rsi)
+	g.a.movRR(rd, rdi)
+	g.a.movRR(rc, rcx)
+	if mb == rdi {
+		mb = rd
+	}
+	m, p := at(mb, g.d32(mo)), at(rs, g.d32(po))
+	if g.pack {
+		g.a.lea(rsi, m)
+		g.a.lea(rdi, p)
+	} else {
+		g.a.lea(rsi, p)
+		g.a.lea(rdi, m)
+	}
+	g.a.movImm(rcx, int32(L))
+	g.a.repMovsb()
+	g.a.movRR(rsi, rs)
+	g.a.movRR(rdi, rd)
+	g.a.movRR(rcx, rc)
+	g.free(rs, rd, rc)
+	return true
+}
+
 const (
 	unpackNarrowMin = 256
 	unpackNarrowMax = 1024

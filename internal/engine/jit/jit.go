@@ -215,7 +215,7 @@ func generateArchNT(a arch, p *dame.Program, vec int, log, nt bool) (*program, e
 	if a == archARM64 {
 		pr.e = newA64gen(min(vec, 32), log)
 	} else {
-		g := &gen{vec: vec, pvec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI(), nt: nt, pfw: hostPrefW()}
+		g := &gen{vec: vec, pvec: vec, vex: vec >= 32, vbmi: vec == 64 && hostVBMI(), nt: nt, pfw: hostPrefW(), erms: hostERMS()}
 		g.a.log = log
 		pr.e, pr.g = g, g
 	}

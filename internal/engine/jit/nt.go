@@ -76,11 +76,12 @@ func (a *asm) vstoreNT(w, x int, m mem) {
 	a.note(s, "vmovntdq %s, %d", m, x)
 }
 
-// blockNT is block's long case with non-temporal stores (pack only, vec
-// 32 or 64, L >= 1024): ordinary head of 64 bytes, the packed address
-// rounded up to 64, the loop over [delta, delta+main) with NT stores,
-// ordinary tail over the last 128+step bytes.
-func (g *gen) blockNT(mb reg, mo, L, po int64) {
+// blockNT is block's long case with aligned stores (pack only, vec 32 or
+// 64, L >= 128+4*vec): ordinary head of 64 bytes, the packed address
+// rounded up to 64, the loop over [delta, delta+main) storing whole
+// lines, with non-temporal stores when nt, then an ordinary tail over the
+// last 128+step bytes.
+func (g *gen) blockNT(mb reg, mo, L, po int64, nt bool) {
 	w := int64(g.vec)
 	step := 4 * w
 	main := (L - 128) / step * step
@@ -101,11 +102,16 @@ func (g *gen) blockNT(mb reg, mo, L, po int64) {
 		g.a.vmove(true, int(w), k, mem{base: rax, index: rdx, disp: g.d32(main + int64(k)*w)}, g.vex)
 	}
 	for k := range 4 {
-		g.a.vstoreNT(int(w), k, mem{base: rp, index: rdx, disp: g.d32(main + int64(k)*w)})
+		m := mem{base: rp, index: rdx, disp: g.d32(main + int64(k)*w)}
+		if nt {
+			g.a.vstoreNT(int(w), k, m)
+		} else {
+			g.a.vmove(false, int(w), k, m, g.vex)
+		}
 	}
 	g.a.addImm(rdx, int32(step))
 	g.a.jcc(condNE, top)
-	g.ntUsed = true
+	g.ntUsed = g.ntUsed || nt
 	// tail: from the end of the NT region (a line boundary, runtime) for
 	// the least tail length, then the last 64 bytes at constant offsets;
 	// no ordinary store touches a line the loop stored

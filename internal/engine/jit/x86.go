@@ -229,6 +229,22 @@ func (a *asm) addRR(dst, src reg) {
 	a.note(s, "add %s, %s", dst, src)
 }
 
+// movRR copies src to dst (64 bits).
+func (a *asm) movRR(dst, src reg) {
+	s := a.pc()
+	a.rex(1, byte(src>>3)&1, 0, byte(dst>>3)&1, false)
+	a.byte1(0x89, 0xc0|byte(src&7)<<3|byte(dst&7))
+	a.note(s, "mov %s, %s", dst, src)
+}
+
+// repMovsb copies RCX bytes from [RSI] to [RDI] (the direction flag is
+// clear in Go code), advancing both and counting RCX down to 0.
+func (a *asm) repMovsb() {
+	s := a.pc()
+	a.byte1(0xf3, 0xa4)
+	a.note(s, "rep movsb")
+}
+
 // testRR sets the flags from r AND r.
 func (a *asm) testRR(r reg) {
 	s := a.pc()

@@ -1,0 +1,88 @@
+package jit
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ddtlab/ddt/dame/opt"
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// TestABAlign times the pack and unpack of long blocks under settings
+// of alignBlockMin and repBlockMin, samples interleaved (run with
+// DDT_JIT_AB_ALIGN=1 -v; a measurement, not a check).
+func TestABAlign(t *testing.T) {
+	if os.Getenv("DDT_JIT_AB_ALIGN") != "1" {
+		t.Skip("DDT_JIT_AB_ALIGN=1 runs it")
+	}
+	if !Available() {
+		t.Skip("needs generated code")
+	}
+	dbl := datatype.Of(datatype.Double)
+	type cs struct {
+		name          string
+		n, bl, stride int64 // blocks of bl doubles stride doubles apart
+	}
+	cases := []cs{
+		{"rows408", 2570, 51, 256}, {"rows520", 2016, 65, 256}, {"rows776", 1351, 97, 256},
+		{"rows1000", 1049, 125, 256}, {"rows1032", 1016, 129, 256}, {"rows1024", 1024, 128, 256},
+		{"rows1544", 680, 193, 256}, {"rows2048", 512, 256, 300}, {"L5a M", 362, 362, 386},
+		{"rows4096", 256, 512, 600}, {"rows8k", 128, 1024, 1100}, {"FFT2D-like", 64, 2048, 4096},
+		{"L5a L", 1448, 1448, 1472}, {"MILC-like L", 32, 24576, 49152},
+	}
+	type setting struct{ align, rep int64 }
+	const off = 1 << 62
+	sets := []setting{{off, off}, {512, off}, {off, 4096}, {512, 4096}}
+	defer func(a, r int64) { alignBlockMin, repBlockMin = a, r }(alignBlockMin, repBlockMin)
+	for _, c := range cases {
+		ty, err := datatype.Vector(c.n, c.bl, c.stride, dbl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := opt.Compile(ty)
+		size, _ := ty.PackSize(1)
+		lo, hi, _ := ty.Span(1)
+		img := make([]byte, hi-lo)
+		pk := make([]byte, size)
+		fb := refFallback{ty}
+		codes := make([]*Code, len(sets))
+		for i, s := range sets {
+			alignBlockMin, repBlockMin = s.align, s.rep
+			if codes[i], err = compileVec(p, hostVec()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		iters := max(1, int(4<<20/size))
+		const rounds = 31
+		ts := make([][2][]float64, len(sets))
+		for rd := range rounds {
+			for k := range sets {
+				i := (k + rd) % len(sets)
+				for d := range 2 {
+					t0 := time.Now()
+					for range iters {
+						codes[i].run(d == 0, fb, pk, img, -lo, 1, 0)
+					}
+					ts[i][d] = append(ts[i][d], float64(time.Since(t0).Nanoseconds())/float64(iters))
+				}
+			}
+		}
+		med := func(x []float64) float64 { slices.Sort(x); return x[rounds/2] }
+		m0, u0 := med(ts[0][0]), med(ts[0][1])
+		line := ""
+		for i := 1; i < len(sets); i++ {
+			name := ""
+			if sets[i].align != off {
+				name += fmt.Sprintf("a%d", sets[i].align)
+			}
+			if sets[i].rep != off {
+				name += fmt.Sprintf("r%d", sets[i].rep)
+			}
+			line += fmt.Sprintf("  %s %.2f/%.2f", name, m0/med(ts[i][0]), u0/med(ts[i][1]))
+		}
+		t.Logf("%-11s %8d B  plain %7.0f/%7.0f ns  plain/this (pack/unpack):%s", c.name, size, m0, u0, line)
+	}
+}

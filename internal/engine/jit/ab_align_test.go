@@ -24,23 +24,30 @@ func TestABAlign(t *testing.T) {
 	dbl := datatype.Of(datatype.Double)
 	type cs struct {
 		name          string
-		n, bl, stride int64 // blocks of bl doubles stride doubles apart
+		n, bl, stride int64          // blocks of bl doubles stride doubles apart
+		ty            *datatype.Type // instead, when set
+	}
+	l5bM, err := datatype.Subarray([]int64{256, 256, 256}, []int64{51, 51, 51}, []int64{16, 16, 16}, datatype.OrderC, dbl)
+	if err != nil {
+		t.Fatal(err)
 	}
 	cases := []cs{
-		{"rows408", 2570, 51, 256}, {"rows520", 2016, 65, 256}, {"rows776", 1351, 97, 256},
-		{"rows1000", 1049, 125, 256}, {"rows1032", 1016, 129, 256}, {"rows1024", 1024, 128, 256},
-		{"rows1544", 680, 193, 256}, {"rows2048", 512, 256, 300}, {"L5a M", 362, 362, 386},
-		{"rows4096", 256, 512, 600}, {"rows8k", 128, 1024, 1100}, {"FFT2D-like", 64, 2048, 4096},
-		{"L5a L", 1448, 1448, 1472}, {"MILC-like L", 32, 24576, 49152},
+		{"rows408", 2570, 51, 256, nil}, {"L5b M", 0, 0, 0, l5bM}, {"rows408 far", 2601, 51, 65536, nil}, {"rows520", 2016, 65, 256, nil}, {"rows776", 1351, 97, 256, nil},
+		{"rows1000", 1049, 125, 256, nil}, {"rows1032", 1016, 129, 256, nil}, {"rows1024", 1024, 128, 256, nil},
+		{"rows1544", 680, 193, 256, nil}, {"rows2048", 512, 256, 300, nil}, {"L5a M", 362, 362, 386, nil},
+		{"rows4096", 256, 512, 600, nil}, {"rows8k", 128, 1024, 1100, nil}, {"FFT2D-like", 64, 2048, 4096, nil},
+		{"L5a L", 1448, 1448, 1472, nil}, {"MILC-like L", 32, 24576, 49152, nil},
 	}
 	type setting struct{ align, rep int64 }
 	const off = 1 << 62
 	sets := []setting{{off, off}, {512, off}, {off, 4096}, {512, 4096}}
 	defer func(a, r int64) { alignBlockMin, repBlockMin = a, r }(alignBlockMin, repBlockMin)
 	for _, c := range cases {
-		ty, err := datatype.Vector(c.n, c.bl, c.stride, dbl)
-		if err != nil {
-			t.Fatal(err)
+		ty := c.ty
+		if ty == nil {
+			if ty, err = datatype.Vector(c.n, c.bl, c.stride, dbl); err != nil {
+				t.Fatal(err)
+			}
 		}
 		p := opt.Compile(ty)
 		size, _ := ty.PackSize(1)

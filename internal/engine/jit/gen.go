@@ -191,6 +191,18 @@ func (g *gen) alloc() reg {
 	return pool[0]
 }
 
+// tryAlloc is alloc for code that has another way when the pool is
+// empty: it reports false instead of failing the program.
+func (g *gen) tryAlloc() (reg, bool) {
+	for _, r := range pool {
+		if !g.used[r] {
+			g.used[r] = true
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 func (g *gen) free(rs ...reg) {
 	for _, r := range rs {
 		g.used[r] = false
@@ -272,15 +284,13 @@ func (g *gen) block(mb reg, mo, L int64) {
 		}
 		return
 	}
-	if g.nt && g.pack && g.vec >= 32 && L >= ntBlockMin {
-		g.blockNT(mb, mo, L, po, true)
+	if g.nt && g.pack && g.vec >= 32 && L >= ntBlockMin && g.blockNT(mb, mo, L, po, true) {
 		return
 	}
 	if g.erms && L >= repBlockMin && g.blockRep(mb, mo, L, po) {
 		return
 	}
-	if g.pack && g.vec >= 32 && L >= max(alignBlockMin, 128+4*int64(g.vec)) {
-		g.blockNT(mb, mo, L, po, false)
+	if g.pack && g.vec >= 32 && L >= max(alignBlockMin, 128+4*int64(g.vec)) && g.blockNT(mb, mo, L, po, false) {
 		return
 	}
 	// a loop of four vector moves per iteration, RDX counting up to 0

@@ -3,9 +3,7 @@ package jit
 import (
 	"fmt"
 	"os"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
@@ -62,23 +60,8 @@ func TestABAlign(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		iters := max(1, int(4<<20/size))
-		const rounds = 31
-		ts := make([][2][]float64, len(sets))
-		for rd := range rounds {
-			for k := range sets {
-				i := (k + rd) % len(sets)
-				for d := range 2 {
-					t0 := time.Now()
-					for range iters {
-						codes[i].run(d == 0, fb, pk, img, -lo, 1, 0)
-					}
-					ts[i][d] = append(ts[i][d], float64(time.Since(t0).Nanoseconds())/float64(iters))
-				}
-			}
-		}
-		med := func(x []float64) float64 { slices.Sort(x); return x[rounds/2] }
-		m0, u0 := med(ts[0][0]), med(ts[0][1])
+		meds := interleaved(codes, fb, pk, img, -lo, size, 31)
+		m0, u0 := meds[0][0], meds[0][1]
 		line := ""
 		for i := 1; i < len(sets); i++ {
 			name := ""
@@ -88,7 +71,7 @@ func TestABAlign(t *testing.T) {
 			if sets[i].rep != off {
 				name += fmt.Sprintf("r%d", sets[i].rep)
 			}
-			line += fmt.Sprintf("  %s %.2f/%.2f", name, m0/med(ts[i][0]), u0/med(ts[i][1]))
+			line += fmt.Sprintf("  %s %.2f/%.2f", name, m0/meds[i][0], u0/meds[i][1])
 		}
 		t.Logf("%-11s %8d B  plain %7.0f/%7.0f ns  plain/this (pack/unpack):%s", c.name, size, m0, u0, line)
 	}

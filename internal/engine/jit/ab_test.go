@@ -118,34 +118,44 @@ func TestAB(t *testing.T) {
 			}
 			codes[i] = code
 		}
-		iters := max(1, int(4<<20/size))
-		const rounds = 41
-		ts := make([][2][]float64, len(variants))
-		for rd := range rounds {
-			for k := range codes {
-				i := (k + rd) % len(codes)
-				code := codes[i]
-				for d := range 2 {
-					t0 := time.Now()
-					for range iters {
-						code.run(d == 0, fb, pk, img, -lo, 1, 0)
-					}
-					ts[i][d] = append(ts[i][d], float64(time.Since(t0).Nanoseconds())/float64(iters))
-				}
-			}
-		}
+		meds := interleaved(codes, fb, pk, img, -lo, size, 41)
 		for i, v := range variants {
-			var m [2]float64
-			for d := range 2 {
-				slices.Sort(ts[i][d])
-				m[d] = ts[i][d][rounds/2]
-			}
+			m := meds[i]
 			if i == 0 {
 				t.Logf("%-15s %9d B  %-9s pack %9.0f ns  unpack %9.0f ns", c.name, size, v.name, m[0], m[1])
 				continue
 			}
-			o0, o1 := ts[0][0][rounds/2], ts[0][1][rounds/2]
-			t.Logf("%-15s %9d B  %-9s pack %9.0f ns  unpack %9.0f ns  old/this: pack %.2f unpack %.2f", c.name, size, v.name, m[0], m[1], o0/m[0], o1/m[1])
+			o := meds[0]
+			t.Logf("%-15s %9d B  %-9s pack %9.0f ns  unpack %9.0f ns  old/this: pack %.2f unpack %.2f", c.name, size, v.name, m[0], m[1], o[0]/m[0], o[1]/m[1])
 		}
 	}
+}
+
+// interleaved times a pack and an unpack of one instance (size packed
+// bytes, img's origin at origin) by each of codes, rounds times, the
+// codes' samples interleaved and their order turned every round, and
+// returns each code's median ns per pack and per unpack.
+func interleaved(codes []*Code, fb Fallback, pk, img []byte, origin, size int64, rounds int) [][2]float64 {
+	iters := max(1, int(4<<20/size))
+	ts := make([][2][]float64, len(codes))
+	for rd := range rounds {
+		for k := range codes {
+			i := (k + rd) % len(codes)
+			for d := range 2 {
+				t0 := time.Now()
+				for range iters {
+					codes[i].run(d == 0, fb, pk, img, origin, 1, 0)
+				}
+				ts[i][d] = append(ts[i][d], float64(time.Since(t0).Nanoseconds())/float64(iters))
+			}
+		}
+	}
+	meds := make([][2]float64, len(codes))
+	for i := range codes {
+		for d := range 2 {
+			slices.Sort(ts[i][d])
+			meds[i][d] = ts[i][d][rounds/2]
+		}
+	}
+	return meds
 }

@@ -60,7 +60,7 @@ func TestABAlign(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		meds := interleaved(codes, fb, pk, img, -lo, size, 31)
+		meds := medians(interleaved(codes, fb, pk, img, -lo, 1, size, 4<<20, 31))
 		m0, u0 := meds[0][0], meds[0][1]
 		line := ""
 		for i := 1; i < len(sets); i++ {

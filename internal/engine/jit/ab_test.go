@@ -118,7 +118,7 @@ func TestAB(t *testing.T) {
 			}
 			codes[i] = code
 		}
-		meds := interleaved(codes, fb, pk, img, -lo, size, 41)
+		meds := medians(interleaved(codes, fb, pk, img, -lo, 1, size, 4<<20, 41))
 		for i, v := range variants {
 			m := meds[i]
 			if i == 0 {
@@ -131,12 +131,13 @@ func TestAB(t *testing.T) {
 	}
 }
 
-// interleaved times a pack and an unpack of one instance (size packed
-// bytes, img's origin at origin) by each of codes, rounds times, the
-// codes' samples interleaved and their order turned every round, and
-// returns each code's median ns per pack and per unpack.
-func interleaved(codes []*Code, fb Fallback, pk, img []byte, origin, size int64, rounds int) [][2]float64 {
-	iters := max(1, int(4<<20/size))
+// interleaved times packs and unpacks of count instances (size packed
+// bytes, img's origin at origin) by each of codes, about bytes packed
+// bytes per sample, rounds samples each, the codes' samples interleaved
+// and their order turned every round: the ns per call of each code's
+// packs and unpacks.
+func interleaved(codes []*Code, fb Fallback, pk, img []byte, origin, count, size, bytes int64, rounds int) [][2][]float64 {
+	iters := max(1, int(bytes/size))
 	ts := make([][2][]float64, len(codes))
 	for rd := range rounds {
 		for k := range codes {
@@ -144,17 +145,23 @@ func interleaved(codes []*Code, fb Fallback, pk, img []byte, origin, size int64,
 			for d := range 2 {
 				t0 := time.Now()
 				for range iters {
-					codes[i].run(d == 0, fb, pk, img, origin, 1, 0)
+					codes[i].run(d == 0, fb, pk, img, origin, count, 0)
 				}
 				ts[i][d] = append(ts[i][d], float64(time.Since(t0).Nanoseconds())/float64(iters))
 			}
 		}
 	}
-	meds := make([][2]float64, len(codes))
-	for i := range codes {
+	return ts
+}
+
+// medians are the median pack and unpack times of each code of ts.
+func medians(ts [][2][]float64) [][2]float64 {
+	meds := make([][2]float64, len(ts))
+	for i := range ts {
 		for d := range 2 {
-			slices.Sort(ts[i][d])
-			meds[i][d] = ts[i][d][rounds/2]
+			s := slices.Clone(ts[i][d])
+			slices.Sort(s)
+			meds[i][d] = s[len(s)/2]
 		}
 	}
 	return meds

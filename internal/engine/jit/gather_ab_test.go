@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/ddtlab/ddt/dame/opt"
 	"github.com/ddtlab/ddt/datatype"
@@ -71,25 +70,9 @@ func TestABGather(t *testing.T) {
 			}
 			codes[i] = code
 		}
-		iters := max(1, int(envInt("DDT_JIT_AB_BYTES", 8<<20)/size))
-		ts := make([][2][]float64, len(variants))
-		for rd := range rounds {
-			for k := range codes {
-				i := (k + rd) % len(codes)
-				for d := range 2 {
-					t0 := time.Now()
-					for range iters {
-						codes[i].run(d == 0, fb, pk, img, -lo, c.count, 0)
-					}
-					ts[i][d] = append(ts[i][d], float64(time.Since(t0).Nanoseconds())/float64(iters))
-				}
-			}
-		}
-		med := func(i, d int) float64 {
-			s := slices.Clone(ts[i][d])
-			slices.Sort(s)
-			return s[len(s)/2]
-		}
+		ts := interleaved(codes, fb, pk, img, -lo, c.count, size, envInt("DDT_JIT_AB_BYTES", 8<<20), rounds)
+		meds := medians(ts)
+		med := func(i, d int) float64 { return meds[i][d] }
 		low := func(i, d int) float64 { return slices.Min(ts[i][d]) }
 		for i, v := range variants {
 			line := ""

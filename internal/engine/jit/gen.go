@@ -326,27 +326,15 @@ func (g *gen) block(mb reg, mo, L int64) {
 	}
 }
 
-// Unpack copies blocks of more than unpackNarrowMin and at most
-// unpackNarrowMax bytes with 32-byte moves, not 64-byte ones. Measured in
-// one process, each width's samples interleaved (TestAB with
-// DDT_JIT_AB_WIDTHS=1, two runs; docs/interpose-bench.md, "Engine
-// losses, second pass"), unpack of strided rows with 32-byte moves
-// against 64-byte ones: rows of 408 bytes (L5b M, 51 doubles) 1.09-1.11x
-// as fast, 816 bytes 1.14x, 520 and 1000 bytes 1.01-1.06x, 1024 bytes
-// 1.01-1.03x; but 128-byte blocks (L8 M) 0.92-0.95x, rows of 2896 and
-// 4096 bytes 0.93-1.02x, 192 and 200 bytes 0.98-1.00x, so the band stops
-// there. Pack keeps 64-byte moves (no gain measured). With the library
-// preloaded, L5b M unpack on MPICH ran at 0.78-0.84x of MPICH's speed
-// with 64-byte moves and 0.95-1.05x with DDT_JIT_VEC=32.
 // alignBlockMin is the least block a pack copies with its stores aligned
 // to lines (blockNT without non-temporal stores): the packed offsets of
 // blocks whose length is not a multiple of 64 fall anywhere in a line,
 // and a loop of unaligned 64-byte stores then splits nearly every store
-// over two lines. Measured in one process, samples interleaved (TestABAlign
-// with DDT_JIT_AB_ALIGN=1, two runs, docs/interpose-bench.md "Long
-// blocks"): pack of strided rows of 776 bytes 1.18-1.20x as fast, 1,032
-// bytes 1.06-1.09x, 2,896 (L5a M) 1.05x, rows of 408 and 520 bytes
-// 0.99-1.03x, rows that are whole lines 0.97-1.04x; unpack is not
+// over two lines. Measured in one process, samples interleaved
+// (TestABAlign with DDT_JIT_AB_ALIGN=1, four runs, docs/interpose-bench.md
+// "Long blocks"), with repBlockMin: pack of strided rows of 776 bytes
+// 1.03-1.21x as fast, 1,032 bytes 1.07-1.09x, 2,896 (L5a M) 1.05-1.16x,
+// rows of 408, 520, 1,024 and 4,096 bytes 0.97-1.05x; unpack is not
 // changed. DDT_JIT_ALIGNMIN=bytes sets it (for measurements).
 var alignBlockMin = envInt("DDT_JIT_ALIGNMIN", 512)
 
@@ -354,9 +342,9 @@ var alignBlockMin = envInt("DDT_JIT_ALIGNMIN", 512)
 // ERMS (blockRep), pack and unpack: from about 4 KiB the CPU's string
 // copy moves whole lines faster than a loop of vector moves (glibc's
 // memcpy, which MPI libraries call for such blocks, does the same).
-// Measured as alignBlockMin: blocks of 16 KiB 1.04-1.08x as fast (pack
-// and unpack), of 8 KiB and of 192 KiB (MILC_su3_zd L's runs)
-// 0.97-1.02x; with the threshold at 1 or 2 KiB, unpack of rows of
+// Measured as alignBlockMin: rows of 16 KiB 1.01-1.08x as fast (pack)
+// and 1.01-1.14x (unpack), of 8 KiB 0.99-1.15x, runs of 192 KiB
+// 1.01-1.06x; with the threshold at 1 or 2 KiB, unpack of rows of
 // 1,024-2,896 bytes ran at 0.68-0.92x. DDT_JIT_REPMIN=bytes sets it.
 var repBlockMin = envInt("DDT_JIT_REPMIN", 4096)
 
@@ -401,6 +389,18 @@ func (g *gen) blockRep(mb reg, mo, L, po int64) bool {
 	return true
 }
 
+// Unpack copies blocks of more than unpackNarrowMin and at most
+// unpackNarrowMax bytes with 32-byte moves, not 64-byte ones. Measured in
+// one process, each width's samples interleaved (TestAB with
+// DDT_JIT_AB_WIDTHS=1, two runs; docs/interpose-bench.md, "Engine
+// losses, second pass"), unpack of strided rows with 32-byte moves
+// against 64-byte ones: rows of 408 bytes (L5b M, 51 doubles) 1.09-1.11x
+// as fast, 816 bytes 1.14x, 520 and 1000 bytes 1.01-1.06x, 1024 bytes
+// 1.01-1.03x; but 128-byte blocks (L8 M) 0.92-0.95x, rows of 2896 and
+// 4096 bytes 0.93-1.02x, 192 and 200 bytes 0.98-1.00x, so the band stops
+// there. Pack keeps 64-byte moves (no gain measured). With the library
+// preloaded, L5b M unpack on MPICH ran at 0.78-0.84x of MPICH's speed
+// with 64-byte moves and 0.95-1.05x with DDT_JIT_VEC=32.
 const (
 	unpackNarrowMin = 256
 	unpackNarrowMax = 1024

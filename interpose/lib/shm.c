@@ -3,8 +3,9 @@
 // Node-local shared memory for staged messages (docs/interpose.md,
 // "Shared memory"). Each process owns an arena: an anonymous memory file
 // (memfd) that it maps and that every other process of its node opens
-// and maps at MPI_Init through /proc/<pid>/fd/<fd>. A staged message to a process of the same node that pipe.c would
-// pipeline, or of DDT_MPI_SHM_MIN bytes or more, is packed into a region
+// and maps at MPI_Init through /proc/<pid>/fd/<fd>. A staged message to a
+// process of the same node that pipe.c would pipeline, or of
+// DDT_MPI_SHM_MIN bytes or more, is packed into a region
 // of the sender's arena; packet 0 (on the user's communicator, so
 // that MPI matches it) names the region's slot, and the receiver unpacks
 // straight from the region as the sender publishes its bytes, then marks
@@ -51,7 +52,7 @@ typedef struct {
 typedef struct {
 	int fd;
 	int64_t size;
-	char *_Atomic base;
+	char *base; // mapped at MPI_Init (sh_setup), unchanged until MPI_Finalize
 } sh_peer;
 
 int sh_on;              // shared memory is used between the processes of this node
@@ -104,7 +105,7 @@ static int sh_open(int pid, int fd, uint64_t token, int64_t *size) {
 // NULL), frees peers, and unmaps and closes this process's own arena.
 static void sh_release(sh_peer *peers, int n) {
 	for (int i = 0; peers && i < n; i++) {
-		char *b = atomic_load(&peers[i].base);
+		char *b = peers[i].base;
 		if (b && b != sh_base) munmap(b, (size_t)peers[i].size);
 		if (peers[i].fd >= 0) close(peers[i].fd);
 	}
@@ -160,7 +161,7 @@ void sh_setup(int me, int nworld, int debug) {
 			ok = 0;
 		} else if (i == nr) {
 			peers[i].size = sh_size;
-			atomic_store(&peers[i].base, sh_base);
+			peers[i].base = sh_base;
 		} else if ((peers[i].fd = sh_open((int)all[4 * i + 1], (int)all[4 * i + 2], (uint64_t)all[4 * i + 3],
 				    &peers[i].size)) < 0) {
 			ok = 0;
@@ -171,7 +172,7 @@ void sh_setup(int me, int nworld, int debug) {
 			// not fall back any more
 			void *m = mmap(NULL, (size_t)peers[i].size, PROT_READ | PROT_WRITE, MAP_SHARED, peers[i].fd, 0);
 			if (m == MAP_FAILED) ok = 0;
-			else atomic_store(&peers[i].base, m);
+			else peers[i].base = m;
 		}
 	}
 	// (a process whose first reduction failed takes part in this one too)
@@ -299,14 +300,11 @@ void sh_publish(sh_slot *sl, int64_t upto) {
 sh_slot *sh_get(int src, int32_t idx, int32_t gen, int64_t n, const char **data) {
 	if (!sh_local(src) || idx < 0 || idx >= SH_SLOTS) return NULL;
 	sh_peer *p = &sh_peers[sh_of[src]];
-	char *b = atomic_load_explicit(&p->base, memory_order_acquire);
-	if (!b) return NULL;
-	atomic_thread_fence(memory_order_acquire);
-	sh_slot *sl = &slots(b)[idx];
+	sh_slot *sl = &slots(p->base)[idx];
 	int64_t off = sl->off;
 	if (sl->gen != gen || sl->n != n || atomic_load(&sl->state) != 1 || off < SH_HEAD || n > p->size - off)
 		return NULL;
-	*data = b + off;
+	*data = p->base + off;
 	return sl;
 }
 

@@ -18,7 +18,8 @@ type abVariant struct {
 	gatherMax  int64
 	prefetch   bool
 	listUnroll bool
-	uvec       int // unpack's widest move (unpackVec)
+	uvec       int  // unpack's widest move (unpackVec)
+	noTail     bool // prefetches to the end of every loop (prefetchTail off)
 }
 
 // TestAB times the generated code of a few layouts under several
@@ -85,23 +86,30 @@ func TestAB(t *testing.T) {
 		{"SPECFEM3D_oc M", must(datatype.HIndexedBlock(1, perm(409600, 25600, 4), fl))},
 		{"LAMMPS_full L", lammps},
 	}
-	old := abVariant{"old", 64, 1 << 40, true, false, 64}
+	old := abVariant{"old", 64, 1 << 40, true, false, 64, false}
 	variants := []abVariant{old,
-		{"new", 64, gatherMaxStride, true, true, 64},
-		{"new PF=0", 64, gatherMaxStride, false, true, 64},
-		{"vec32", 32, gatherMaxStride, true, true, 32},
-		{"vec16", 16, gatherMaxStride, true, true, 16},
-		{"unpack32", 64, gatherMaxStride, true, true, 32},
-		{"unpack16", 64, gatherMaxStride, true, true, 16},
+		{"new", 64, gatherMaxStride, true, true, 64, false},
+		{"new PF=0", 64, gatherMaxStride, false, true, 64, false},
+		{"vec32", 32, gatherMaxStride, true, true, 32, false},
+		{"vec16", 16, gatherMaxStride, true, true, 16, false},
+		{"unpack32", 64, gatherMaxStride, true, true, 32, false},
+		{"unpack16", 64, gatherMaxStride, true, true, 16, false},
 	}
 	if os.Getenv("DDT_JIT_AB_WIDTHS") == "1" {
 		// unpack widths against the defaults (64)
-		old = abVariant{"u64", 64, gatherMaxStride, true, true, 64}
-		variants = []abVariant{old, variants[5], variants[6], {"u64 PF=0", 64, gatherMaxStride, false, true, 64}}
+		old = abVariant{"u64", 64, gatherMaxStride, true, true, 64, false}
+		variants = []abVariant{old, variants[5], variants[6], {"u64 PF=0", 64, gatherMaxStride, false, true, 64, false}}
 	}
-	defer func(g int64, p, l bool, u int) {
-		gatherMaxStride, prefetchOn, listUnrollOn, unpackVec = g, p, l, u
-	}(gatherMaxStride, prefetchOn, listUnrollOn, unpackVec)
+	if os.Getenv("DDT_JIT_AB_PF") == "1" {
+		// prefetches to the end of each loop, against the loop's tail
+		// without them (prefetchTail) and no prefetches at all
+		old = abVariant{"to end", 64, gatherMaxStride, true, true, unpackVec, true}
+		variants = []abVariant{old, {"tail", 64, gatherMaxStride, true, true, unpackVec, false},
+			{"PF=0", 64, gatherMaxStride, false, true, unpackVec, false}}
+	}
+	defer func(g int64, p, l bool, u int, t bool) {
+		gatherMaxStride, prefetchOn, listUnrollOn, unpackVec, prefetchTail = g, p, l, u, t
+	}(gatherMaxStride, prefetchOn, listUnrollOn, unpackVec, prefetchTail)
 	for _, c := range cases {
 		p := opt.Compile(c.ty)
 		size, _ := c.ty.PackSize(1)
@@ -111,7 +119,7 @@ func TestAB(t *testing.T) {
 		fb := refFallback{c.ty}
 		codes := make([]*Code, len(variants))
 		for i, v := range variants {
-			gatherMaxStride, prefetchOn, listUnrollOn, unpackVec = v.gatherMax, v.prefetch, v.listUnroll, v.uvec
+			gatherMaxStride, prefetchOn, listUnrollOn, unpackVec, prefetchTail = v.gatherMax, v.prefetch, v.listUnroll, v.uvec, !v.noTail
 			code, err := compileVec(p, v.vec)
 			if err != nil {
 				t.Fatal(err)

@@ -447,6 +447,11 @@ var prefetchAhead int64 = 4096
 // prefetchOn is cleared by DDT_JIT_PF=0 (for measurements).
 var prefetchOn = os.Getenv("DDT_JIT_PF") != "0"
 
+// prefetchTail: a loop of known count runs its last instances, those
+// whose prefetches would fall past the loop's memory, without
+// prefetches (cleared by DDT_JIT_PFTAIL=0, for measurements).
+var prefetchTail = os.Getenv("DDT_JIT_PFTAIL") != "0"
+
 // blockPrefetchMaxStride bounds the stride of the blocks whose unpack
 // prefetches (a variable for measurements). Farther apart, each block's
 // prefetches a few rows ahead fall on pages of their own, and they lost:
@@ -1095,6 +1100,12 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 	u := g.unrollOf(c, stride, cc, count)
 	defer func(pf int64) { g.pf = pf }(g.pf)
 	g.pf = g.prefetchDist(c, stride, count)
+	// the last instances, whose prefetches would fall past the loop's
+	// memory, run without them (prefetchTail)
+	tail := int64(0)
+	if g.pf != 0 && prefetchTail {
+		tail = min(count, (g.pf+stride-1)/stride)
+	}
 	g.flush()
 	rm, rc := g.alloc(), g.alloc()
 	if far(mo) {
@@ -1103,15 +1114,33 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 	} else {
 		g.a.lea(rm, at(mb, int32(mo)))
 	}
-	g.a.movImm(rc, g.d32(count/u))
-	top := g.a.pc()
-	g.nodes(c, rm, 0, stride, u)
-	g.flush()
-	g.addConst(rm, u*stride)
-	g.a.dec(rc)
-	g.a.jcc(condNE, top)
-	g.nodes(c, rm, 0, stride, count%u)
+	g.counted(c, rm, rc, stride, count-tail, u, tail > 0)
+	if tail > 0 {
+		g.pf = 0
+		g.counted(c, rm, rc, stride, tail, g.unrollOf(c, stride, cc, tail), false)
+	}
 	g.free(rm, rc)
+}
+
+// counted emits n instances of c, stride bytes apart, the first at rm: a
+// loop of n/u iterations of u instances (counter rc) and the n%u left;
+// with more to follow, rm is left at the instance after the last.
+func (g *gen) counted(c *dame.Node, rm, rc reg, stride, n, u int64, more bool) {
+	if n >= u && n >= 2 {
+		g.a.movImm(rc, g.d32(n/u))
+		top := g.a.pc()
+		g.nodes(c, rm, 0, stride, u)
+		g.flush()
+		g.addConst(rm, u*stride)
+		g.a.dec(rc)
+		g.a.jcc(condNE, top)
+		n %= u
+	}
+	g.nodes(c, rm, 0, stride, n)
+	if more && n > 0 {
+		g.flush()
+		g.addConst(rm, n*stride)
+	}
 }
 
 // nodes emits k instances of c, stride bytes apart, the first at mb+mo.

@@ -332,3 +332,71 @@ func TestPrefetchAligned(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefetchTail checks prefetchTail: the unpack loop over L5b M's
+// rows (51 rows of 408 bytes, 2 KiB apart, in each plane of a subarray)
+// prefetches 8 rows ahead, so its last 8 rows run in a loop of their own
+// without prefetches; with prefetchTail off, no loop follows the last
+// prefetch. Then loops whose counts put the tail on every side of the
+// unrolled iterations run against the reference engine.
+func TestPrefetchTail(t *testing.T) {
+	if !prefetchOn || !hostPrefW() {
+		t.Skip("DDT_JIT_PF=0 or no PREFETCHW")
+	}
+	defer func(on bool) { prefetchTail = on }(prefetchTail)
+	dbl := datatype.Of(datatype.Double)
+	must := func(x *datatype.Type, err error) *datatype.Type {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	l5b := must(datatype.Subarray([]int64{8, 256, 256}, []int64{3, 51, 51}, []int64{1, 16, 16}, datatype.OrderC, dbl))
+	for _, on := range []bool{true, false} {
+		prefetchTail = on
+		lst, err := listingArch(archAMD64, opt.Compile(l5b), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lst = lst[strings.Index(lst, "\nunpack "):]
+		last := strings.LastIndex(lst, "prefetchw")
+		if last < 0 {
+			t.Fatalf("tail %v: no prefetch in\n%s", on, lst)
+		}
+		at := func(line string) int64 { // a listing line's address
+			f := strings.Fields(line)
+			v, _ := strconv.ParseInt(f[0], 16, 64)
+			return v
+		}
+		lines := strings.Split(lst[last:], "\n")
+		lines[0] = lst[strings.LastIndex(lst[:last], "\n")+1:last] + lines[0]
+		pf := at(lines[0])
+		loop := false // a backward jump after the last prefetch to past it
+		for _, l := range lines[1:] {
+			if i := strings.Index(l, "jne 0x"); i >= 0 {
+				to, _ := strconv.ParseInt(l[i+len("jne 0x"):], 16, 64)
+				loop = loop || to > pf
+			}
+		}
+		if loop != on {
+			t.Errorf("tail %v: a loop without prefetches after the last one at %#x: %v\n%s", on, pf, loop, lst)
+		}
+	}
+	prefetchTail = true
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int64{8, 51} { // rows of 64 and 408 bytes
+		for _, count := range []int64{32, 33, 35, 38, 39, 40, 41, 51} {
+			ty := must(datatype.HVector(2, 1, count*2048+4096, must(datatype.Vector(count, n, 256, dbl))))
+			p := opt.Compile(ty)
+			for _, vec := range vecs() {
+				c, err := compileVec(p, vec)
+				if err != nil {
+					t.Fatalf("rows of %d, %d of them, vec %d: %v", n, count, vec, err)
+				}
+				size, _ := ty.PackSize(1)
+				check(t, r, ty, p, c, 1, cutsFor(size, r))
+			}
+		}
+	}
+}

@@ -337,8 +337,10 @@ func TestPrefetchAligned(t *testing.T) {
 // rows (51 rows of 408 bytes, 2 KiB apart, in each plane of a subarray)
 // prefetches 8 rows ahead, so its last 8 rows run in a loop of their own
 // without prefetches; with prefetchTail off, no loop follows the last
-// prefetch. Then loops whose counts put the tail on every side of the
-// unrolled iterations run against the reference engine.
+// prefetch. The same for a loop over single doubles 144 bytes apart (far
+// prefetches, 8 elements ahead). Then loops whose counts put the tail on
+// every side of the unrolled iterations run against the reference
+// engine.
 func TestPrefetchTail(t *testing.T) {
 	if !prefetchOn || !hostPrefW() {
 		t.Skip("DDT_JIT_PF=0 or no PREFETCHW")
@@ -353,16 +355,21 @@ func TestPrefetchTail(t *testing.T) {
 		return x
 	}
 	l5b := must(datatype.Subarray([]int64{8, 256, 256}, []int64{3, 51, 51}, []int64{1, 16, 16}, datatype.OrderC, dbl))
-	for _, on := range []bool{true, false} {
+	mg := must(datatype.HVector(48, 1, 110000, must(datatype.Vector(723, 1, 18, dbl)))) // far prefetches
+	for i, on := range []bool{true, false, true, false} {
 		prefetchTail = on
-		lst, err := listingArch(archAMD64, opt.Compile(l5b), 64)
+		ty, name := l5b, "L5b"
+		if i >= 2 {
+			ty, name = mg, "doubles"
+		}
+		lst, err := listingArch(archAMD64, opt.Compile(ty), 64)
 		if err != nil {
 			t.Fatal(err)
 		}
 		lst = lst[strings.Index(lst, "\nunpack "):]
 		last := strings.LastIndex(lst, "prefetchw")
 		if last < 0 {
-			t.Fatalf("tail %v: no prefetch in\n%s", on, lst)
+			t.Fatalf("%s, tail %v: no prefetch in\n%s", name, on, lst)
 		}
 		at := func(line string) int64 { // a listing line's address
 			f := strings.Fields(line)
@@ -380,14 +387,20 @@ func TestPrefetchTail(t *testing.T) {
 			}
 		}
 		if loop != on {
-			t.Errorf("tail %v: a loop without prefetches after the last one at %#x: %v\n%s", on, pf, loop, lst)
+			t.Errorf("%s, tail %v: a loop without prefetches after the last one at %#x: %v\n%s", name, on, pf, loop, lst)
 		}
 	}
 	prefetchTail = true
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int64{8, 51} { // rows of 64 and 408 bytes
-		for _, count := range []int64{32, 33, 35, 38, 39, 40, 41, 51} {
-			ty := must(datatype.HVector(2, 1, count*2048+4096, must(datatype.Vector(count, n, 256, dbl))))
+	// rows of 64 and 408 bytes (block prefetches), and single doubles
+	// 144 bytes apart in 48 rows over 5 MB (NAS_MG_x L's far prefetches)
+	for _, n := range []int64{8, 51, 1} {
+		counts, outer, stride := []int64{32, 33, 35, 38, 39, 40, 41, 51}, int64(2), int64(256)
+		if n == 1 {
+			counts, outer, stride = []int64{720, 721, 723, 727, 728, 729, 735}, 48, 18
+		}
+		for _, count := range counts {
+			ty := must(datatype.HVector(outer, 1, 110000, must(datatype.Vector(count, n, stride, dbl))))
 			p := opt.Compile(ty)
 			for _, vec := range vecs() {
 				c, err := compileVec(p, vec)

@@ -13,6 +13,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -54,6 +55,10 @@ type entry struct {
 	derived   bool  // created through an intercepted constructor
 	committed bool
 	pin       int32 // slot of a served type, -1 otherwise
+	// marked: MPI_Type_create_resized is somewhere in the type's tree, so
+	// its type map carries explicit lower- and upper-bound markers
+	// (stickyBounds)
+	marked bool
 }
 
 // The handle table: every predefined type registered by the C layer and
@@ -156,7 +161,8 @@ func ddtgoConstruct(comb C.int, h C.uintptr_t, ints *C.int64_t, ni C.int64_t, ad
 	if nt > 0 && types != nil {
 		hs = unsafe.Slice((*uintptr)(unsafe.Pointer(types)), int(nt))
 	}
-	e := &entry{refs: 1, derived: true, pin: -1}
+	e := &entry{refs: 1, derived: true, pin: -1, marked: c.Combiner == datatype.CombinerResized}
+	marked := make([]bool, 0, len(hs))
 	mu.Lock()
 	ok := true
 	for _, th := range hs {
@@ -166,13 +172,19 @@ func ddtgoConstruct(comb C.int, h C.uintptr_t, ints *C.int64_t, ni C.int64_t, ad
 			break
 		}
 		c.Types = append(c.Types, old.t)
+		marked = append(marked, old.marked)
+		e.marked = e.marked || old.marked
 	}
 	mu.Unlock()
 	if ok {
 		if t, err := datatype.Rebuild(c); err == nil {
 			e.t = t
 			if b != nil {
-				e.t = mirrorBounds(t, int64(b.size), int64(b.lb), int64(b.extent), int64(b.true_lb), int64(b.true_extent))
+				size, lb, ext, tlb, text := int64(b.size), int64(b.lb), int64(b.extent), int64(b.true_lb), int64(b.true_extent)
+				e.t = mirrorBounds(t, size, lb, ext, tlb, text)
+				if e.t == t {
+					e.t = stickyBounds(t, c, marked, size, lb, ext, tlb, text)
+				}
 			}
 		}
 	}
@@ -212,6 +224,59 @@ func mirrorBounds(t *datatype.Type, size, lb, extent, trueLB, trueExtent int64) 
 	default:
 		return t
 	}
+	if err != nil || r.TrueLB() != trueLB || r.TrueExtent() != trueExtent {
+		return t
+	}
+	return r
+}
+
+// stickyBounds returns the mirror of a struct c whose MPI bounds (size,
+// lb, extent, trueLB, trueExtent) are those of MPI's explicit markers:
+// t with those bounds, or t. MPI-4.1 (5.1.7) gives a resized type
+// explicit lower- and upper-bound markers and defines a type's lb as the
+// least lb marker when its type map has any, its ub as the greatest ub
+// marker, with no alignment padding. Open MPI follows that rule: a struct
+// of an int at 0 and resized(int, lb 0, extent 16) at 8 has lb 8 and
+// extent 16. MPICH and ddt take every block's bounds (lb 0, extent 24),
+// which the commit-time comparison would hand to MPI. Only a struct
+// mixes marked and unmarked children (every other constructor repeats one
+// child), so only a struct is checked: when MPI's lb and extent are
+// exactly the span of its marked blocks (marked[i]: child i is marked)
+// and the type map is ddt's (size and true bounds equal), ddt takes them.
+func stickyBounds(t *datatype.Type, c datatype.Contents, marked []bool, size, lb, extent, trueLB, trueExtent int64) *datatype.Type {
+	n := len(c.Types)
+	if c.Combiner != datatype.CombinerStruct || len(c.Ints) != n+1 || len(c.Addrs) != n || len(marked) != n ||
+		size != t.Size() || t.TrueLB() != trueLB || t.TrueExtent() != trueExtent || (t.LB() == lb && t.Extent() == extent) {
+		return t
+	}
+	var slb, sub int64
+	found := false
+	for i, ct := range c.Types {
+		bl := c.Ints[i+1]
+		if bl <= 0 || !marked[i] {
+			continue
+		}
+		// bl instances at Addrs[i], ct.Extent() apart (t exists, so its
+		// bounds, these among them, fit an int64)
+		ext := ct.Extent()
+		if ext != 0 && bl-1 > math.MaxInt64/max(ext, -ext) {
+			return t
+		}
+		span := (bl - 1) * ext
+		lo := c.Addrs[i] + ct.LB() + min(0, span)
+		hi := c.Addrs[i] + ct.LB() + ext + max(0, span)
+		if !found || lo < slb {
+			slb = lo
+		}
+		if !found || hi > sub {
+			sub = hi
+		}
+		found = true
+	}
+	if !found || slb != lb || sub-slb != extent {
+		return t
+	}
+	r, err := datatype.Resized(t, lb, extent)
 	if err != nil || r.TrueLB() != trueLB || r.TrueExtent() != trueExtent {
 		return t
 	}

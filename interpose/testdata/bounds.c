@@ -1,7 +1,9 @@
 /* Types whose bounds the two MPI libraries decide differently for the same
    type map: Open MPI pads the extent of any type to its elements'
    alignment and gives every empty type bounds 0, where MPICH pads structs
-   only and keeps the bounds of an empty type's blocks. Whatever MPI says,
+   only and keeps the bounds of an empty type's blocks; and Open MPI bounds a
+   struct by its resized blocks' explicit markers alone (MPI-4.1 5.1.7),
+   where MPICH takes every block's bounds. Whatever MPI says,
    the data must move where MPI puts it: each check takes the extent MPI
    reports, computes the packed bytes by hand, and packs, unpacks and sends
    count instances. With the library, every type here is served by ddt
@@ -95,6 +97,18 @@ int main(int argc, char **argv) {
 	/* two of hv 30 bytes apart: true extent 56 (Open MPI: extent 60) */
 	MPI_Type_create_hvector(2, 1, 30, hv, &st);
 	MPI_Type_contiguous(3, empty, &ctempty);
+	/* an int at 0 and an int resized to lb 0, extent 16 at 8: MPI-4.1's
+	   explicit bound markers give lb 8 and extent 16 (Open MPI); MPICH
+	   takes every block's bounds (lb 0, extent 24) */
+	MPI_Datatype rs, sticky, ctsticky;
+	MPI_Type_create_resized(MPI_INT, 0, 16, &rs);
+	int sbl[2] = {1, 1};
+	MPI_Aint sd[2] = {0, 8};
+	MPI_Datatype stt[2] = {MPI_INT, rs};
+	MPI_Type_create_struct(2, sbl, sd, stt, &sticky);
+	MPI_Type_contiguous(2, sticky, &ctsticky);
+	MPI_Type_commit(&sticky);
+	MPI_Type_commit(&ctsticky);
 	MPI_Type_commit(&hv);
 	MPI_Type_commit(&hib);
 	MPI_Type_commit(&ct);
@@ -114,7 +128,15 @@ int main(int argc, char **argv) {
 	check("contiguous of an empty vector", ctempty, &lempty, 2);
 	layout lst = {6, {0, 9, 18, 30, 39, 48}, {8, 8, 8, 8, 8, 8}};
 	check("hvector of a padded hvector", st, &lst, 3);
+	layout lsticky = {2, {0, 8}, {4, 4}};
+	check("struct with a resized int", sticky, &lsticky, 3);
+	MPI_Aint es = extent_of(sticky);
+	layout lcts = {4, {0, 8, es, es + 8}, {4, 4, 4, 4}};
+	check("contiguous of that struct", ctsticky, &lcts, 2);
 
+	MPI_Type_free(&rs);
+	MPI_Type_free(&sticky);
+	MPI_Type_free(&ctsticky);
 	MPI_Type_free(&hv);
 	MPI_Type_free(&hib);
 	MPI_Type_free(&ct);

@@ -57,13 +57,7 @@ func TestA64Trace(t *testing.T) {
 		t.Skip("DDT_A64_TRACE=1 not set")
 	}
 	dbl := datatype.Of(datatype.Double)
-	must := func(x *datatype.Type, err error) *datatype.Type {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	must := typeMust(t)
 	const n = 1024
 	offs, boffs := make([]int64, n), make([]int64, n) // in doubles, in bytes
 	for i := range offs {

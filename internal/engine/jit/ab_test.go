@@ -34,12 +34,7 @@ func TestAB(t *testing.T) {
 		t.Skip("needs generated code with 64-byte vectors")
 	}
 	dbl, fl := datatype.Of(datatype.Double), datatype.Of(datatype.Float)
-	must := func(ty *datatype.Type, err error) *datatype.Type {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ty
-	}
+	must := typeMust(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	perm := func(n, k int, scale int64) []int64 {
 		p := r.Perm(n)[:k]

@@ -12,12 +12,7 @@ import (
 // generated code and with the compiled engine, in one run.
 func BenchmarkLayouts(b *testing.B) {
 	dbl, i32, ch, fl := datatype.Of(datatype.Double), datatype.Of(datatype.Int), datatype.Of(datatype.Char), datatype.Of(datatype.Float)
-	must := func(t *datatype.Type, err error) *datatype.Type {
-		if err != nil {
-			b.Fatal(err)
-		}
-		return t
-	}
+	must := typeMust(b)
 	s7 := must(datatype.Resized(must(datatype.Struct([]int64{1, 3, 1, 2}, []int64{0, 8, 32, 36}, []*datatype.Type{i32, dbl, ch, fl})), 0, 48))
 	cases := []struct {
 		name  string

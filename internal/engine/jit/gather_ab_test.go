@@ -22,12 +22,7 @@ func TestABGather(t *testing.T) {
 		t.Skip("needs generated code with 32-byte vectors")
 	}
 	dbl := datatype.Of(datatype.Double)
-	must := func(ty *datatype.Type, err error) *datatype.Type {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ty
-	}
+	must := typeMust(t)
 	cases := []struct {
 		name  string
 		ty    *datatype.Type

@@ -60,6 +60,18 @@ func fill(b []byte, r *rand.Rand) {
 	}
 }
 
+// typeMust returns a function that passes a type constructor's result
+// through, failing t on its error: must(datatype.Vector(...)).
+func typeMust(t testing.TB) func(*datatype.Type, error) *datatype.Type {
+	return func(x *datatype.Type, err error) *datatype.Type {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+}
+
 // refFallback adapts the reference engine to Fallback.
 type refFallback struct{ t *datatype.Type }
 
@@ -223,13 +235,7 @@ func TestShapes(t *testing.T) {
 		t.Skip("no code generation on this platform")
 	}
 	dbl, i32, ch := datatype.Of(datatype.Double), datatype.Of(datatype.Int), datatype.Of(datatype.Char)
-	must := func(x *datatype.Type, err error) *datatype.Type {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	must := typeMust(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	disps := make([]int64, 3000)
 	for i := range disps {
@@ -738,12 +744,7 @@ func TestFitsL1(t *testing.T) {
 
 func TestMoveWidths(t *testing.T) {
 	dbl := datatype.Of(datatype.Double)
-	must := func(ty *datatype.Type, err error) *datatype.Type {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ty
-	}
+	must := typeMust(t)
 	count := func(ty *datatype.Type, vec int, match func(text string) bool) int {
 		pr, err := generateArch(archAMD64, opt.Compile(ty), vec, true)
 		if err != nil {
@@ -794,13 +795,7 @@ func TestSortedUnpack(t *testing.T) {
 		t.Skip("no code generation on this platform")
 	}
 	dbl := datatype.Of(datatype.Double)
-	must := func(ty *datatype.Type, err error) *datatype.Type {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ty
-	}
+	must := typeMust(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	in := func(l *datatype.Type) *datatype.Type {
 		return must(datatype.Struct([]int64{1, 1}, []int64{0, 1 << 20}, []*datatype.Type{l, dbl}))
@@ -961,13 +956,7 @@ func TestThrottle(t *testing.T) {
 	// NAS_MG_x M's 128 rows of 128 doubles 2,064 bytes apart repeat, L3
 	// M's 131,044 doubles 2,896 apart (a vector of vectors) do not, nor
 	// 70,000 in one loop; 65,536 in 256 rows of 256 do, 257 rows not
-	must := func(x *datatype.Type, err error) *datatype.Type {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	must := typeMust(t)
 	for _, c := range []struct {
 		name string
 		ty   *datatype.Type

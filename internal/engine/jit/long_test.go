@@ -26,13 +26,7 @@ func TestLongBlocks(t *testing.T) {
 		t.Skip("no code generation on this platform")
 	}
 	by := datatype.Of(datatype.Char)
-	must := func(x *datatype.Type, err error) *datatype.Type {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	must := typeMust(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	deepest := 0 // the longest name compiled: "deep7" beats "deep6" and the rest
 	lens := []int64{383, 384, 511, 512, 513, 777, 1000, 2896, 4095, 4096, 4097, 5003, 9001, 70001}

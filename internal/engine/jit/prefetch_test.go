@@ -347,13 +347,7 @@ func TestPrefetchTail(t *testing.T) {
 	}
 	defer func(on bool) { prefetchTail = on }(prefetchTail)
 	dbl := datatype.Of(datatype.Double)
-	must := func(x *datatype.Type, err error) *datatype.Type {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	must := typeMust(t)
 	l5b := must(datatype.Subarray([]int64{8, 256, 256}, []int64{3, 51, 51}, []int64{1, 16, 16}, datatype.OrderC, dbl))
 	mg := must(datatype.HVector(48, 1, 110000, must(datatype.Vector(723, 1, 18, dbl)))) // far prefetches
 	for i, on := range []bool{true, false, true, false} {

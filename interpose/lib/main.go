@@ -230,19 +230,19 @@ func mirrorBounds(t *datatype.Type, size, lb, extent, trueLB, trueExtent int64) 
 	return r
 }
 
-// stickyBounds returns the mirror of a struct c whose MPI bounds (size,
-// lb, extent, trueLB, trueExtent) are those of MPI's explicit markers:
-// t with those bounds, or t. MPI-4.1 (5.1.7) gives a resized type
-// explicit lower- and upper-bound markers and defines a type's lb as the
-// least lb marker when its type map has any, its ub as the greatest ub
-// marker, with no alignment padding. Open MPI follows that rule: a struct
-// of an int at 0 and resized(int, lb 0, extent 16) at 8 has lb 8 and
-// extent 16. MPICH and ddt take every block's bounds (lb 0, extent 24),
-// which the commit-time comparison would hand to MPI. Only a struct
+// stickyBounds returns the mirror of a struct c whose MPI bounds (size, lb,
+// extent, trueLB, trueExtent) are those of MPI's explicit markers: t with
+// those bounds, or t. MPI-4.1 ("Lower-Bound and Upper-Bound Markers") gives
+// a resized type explicit lower- and upper-bound markers and defines a
+// type's lb as the least lb marker when its type map has any, its ub as the
+// greatest ub marker, with no alignment padding. Open MPI follows that
+// rule: a struct of an int at 0 and resized(int, lb 0, extent 16) at 8 has
+// lb 8 and extent 16. MPICH and ddt take every block's bounds (lb 0, extent
+// 24), which the commit-time comparison would hand to MPI. Only a struct
 // mixes marked and unmarked children (every other constructor repeats one
-// child), so only a struct is checked: when MPI's lb and extent are
-// exactly the span of its marked blocks (marked[i]: child i is marked)
-// and the type map is ddt's (size and true bounds equal), ddt takes them.
+// child), so only a struct is checked: when MPI's lb and extent are exactly
+// the span of its marked blocks (marked[i]: child i is marked) and the type
+// map is ddt's (size and true bounds equal), ddt takes them.
 func stickyBounds(t *datatype.Type, c datatype.Contents, marked []bool, size, lb, extent, trueLB, trueExtent int64) *datatype.Type {
 	n := len(c.Types)
 	if c.Combiner != datatype.CombinerStruct || len(c.Ints) != n+1 || len(c.Addrs) != n || len(marked) != n ||

@@ -1,13 +1,14 @@
-/* Types whose bounds the two MPI libraries decide differently for the same
-   type map: Open MPI pads the extent of any type to its elements'
+/* Types whose bounds the two MPI libraries decide differently for the
+   same type map: Open MPI pads the extent of any type to its elements'
    alignment and gives every empty type bounds 0, where MPICH pads structs
-   only and keeps the bounds of an empty type's blocks; and Open MPI bounds a
-   struct by its resized blocks' explicit markers alone (MPI-4.1 5.1.7),
-   where MPICH takes every block's bounds. Whatever MPI says,
-   the data must move where MPI puts it: each check takes the extent MPI
-   reports, computes the packed bytes by hand, and packs, unpacks and sends
-   count instances. With the library, every type here is served by ddt
-   (bounds.c's part of TestPrograms: no fallback). */
+   only and keeps the bounds of an empty type's blocks; and Open MPI bounds
+   a struct by its resized blocks' explicit markers alone (MPI-4.1,
+   "Lower-Bound and Upper-Bound Markers"), where MPICH takes every block's
+   bounds. Whatever MPI says, the data must move where MPI puts it: each
+   check takes the extent MPI reports, computes the packed bytes by hand,
+   and packs, unpacks and sends count instances. With the library, every
+   type here is served by ddt (bounds.c's part of TestPrograms: no
+   fallback). */
 #include "common.h"
 
 enum { MAXB = 16 };

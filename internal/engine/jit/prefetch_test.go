@@ -375,8 +375,8 @@ func TestPrefetchTail(t *testing.T) {
 		pf := at(lines[0])
 		loop := false // a backward jump after the last prefetch to past it
 		for _, l := range lines[1:] {
-			if i := strings.Index(l, "jne 0x"); i >= 0 {
-				to, _ := strconv.ParseInt(l[i+len("jne 0x"):], 16, 64)
+			if j := strings.Index(l, "jne 0x"); j >= 0 {
+				to, _ := strconv.ParseInt(l[j+len("jne 0x"):], 16, 64)
 				loop = loop || to > pf
 			}
 		}

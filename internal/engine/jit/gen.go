@@ -348,6 +348,10 @@ var alignBlockMin = envInt("DDT_JIT_ALIGNMIN", 512)
 // 1,024-2,896 bytes ran at 0.68-0.92x. DDT_JIT_REPMIN=bytes sets it.
 var repBlockMin = envInt("DDT_JIT_REPMIN", 4096)
 
+// repAlign: blockRep aligns the destination to a line before its REP
+// MOVSB (DDT_JIT_REPALIGN=0 turns it off, for measurements).
+var repAlign = os.Getenv("DDT_JIT_REPALIGN") != "0"
+
 // blockRep copies the L bytes of a long block with REP MOVSB, which takes
 // its operands in RSI, RDI and RCX: those three are saved in pool
 // registers around it. It returns false, having emitted nothing, when
@@ -380,7 +384,28 @@ func (g *gen) blockRep(mb reg, mo, L, po int64) bool {
 		g.a.lea(rsi, p)
 		g.a.lea(rdi, m)
 	}
-	g.a.movImm(rcx, int32(L))
+	if repAlign && L >= 128 && g.vec >= 16 {
+		// the destination aligned to a line, as glibc's memcpy does
+		// before its REP MOVSB: the first 64 bytes by vector moves,
+		// then REP MOVSB from the first line boundary after the
+		// destination (delta = 1..64 bytes in)
+		w := g.vec
+		for o := 0; o < 64; o += w {
+			g.a.vmove(true, w, o/w, at(rsi, int32(o)), g.vex)
+		}
+		for o := 0; o < 64; o += w {
+			g.a.vmove(false, w, o/w, at(rdi, int32(o)), g.vex)
+		}
+		g.a.lea(rdx, at(rdi, 64))
+		g.a.andImm(rdx, -64)
+		g.a.subRR(rdx, rdi) // delta
+		g.a.addRR(rsi, rdx)
+		g.a.addRR(rdi, rdx)
+		g.a.movImm(rcx, int32(L))
+		g.a.subRR(rcx, rdx)
+	} else {
+		g.a.movImm(rcx, int32(L))
+	}
 	g.a.repMovsb()
 	g.a.movRR(rsi, rs)
 	g.a.movRR(rdi, rd)

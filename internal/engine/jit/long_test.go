@@ -76,8 +76,9 @@ func TestLongBlocks(t *testing.T) {
 		return
 	}
 	// where each copy is: REP MOVSB for blocks of repBlockMin bytes and
-	// more (pack and unpack) where the CPU has ERMS, the aligned loop
-	// (its AND of the packed address with -64) for pack below that from
+	// more (pack and unpack) where the CPU has ERMS, each after an AND
+	// that aligns its destination to a line (repAlign), the aligned loop
+	// (its AND of the packed address with 63) for pack below that from
 	// alignBlockMin on
 	lines := func(L int64, vec int, what string) int {
 		t.Helper()
@@ -88,7 +89,7 @@ func TestLongBlocks(t *testing.T) {
 		}
 		n := 0
 		for _, l := range pr.g.a.txt {
-			if strings.HasPrefix(l.text, what) {
+			if strings.HasPrefix(l.text, what) || strings.HasPrefix(what, "and ") && strings.HasPrefix(l.text, "and ") && strings.HasSuffix(l.text, what[len("and "):]) {
 				n++
 			}
 		}
@@ -99,13 +100,18 @@ func TestLongBlocks(t *testing.T) {
 			if L < 1 || L > 1<<16 { // thresholds set far off (DDT_JIT_ALIGNMIN, DDT_JIT_REPMIN)
 				continue
 			}
-			rep, aligned := lines(L, vec, "rep movsb"), lines(L, vec, "and ")
+			// the aligned loop ANDs with -64 and 63, REP MOVSB's alignment with -64 only
+			rep, aligned := lines(L, vec, "rep movsb"), lines(L, vec, "and 0x3f")
+			repAligned := lines(L, vec, "and -0x40") - aligned
 			// blocks of at most 8 vectors are straight moves (gen.long)
 			long := L > int64(8*vec)
 			wantRep := long && hostERMS() && L >= repBlockMin
 			wantAligned := long && !wantRep && L >= alignBlockMin
 			if (rep > 0) != wantRep || (aligned > 0) != wantAligned {
 				t.Errorf("vec %d, blocks of %d bytes: %d REP MOVSB (want some: %v), %d aligned loops (want some: %v)", vec, L, rep, wantRep, aligned, wantAligned)
+			}
+			if repAligned != 0 && repAligned != rep || rep > 0 && repAlign != (repAligned == rep) {
+				t.Errorf("vec %d, blocks of %d bytes: %d REP MOVSB, %d of them after the destination's alignment (repAlign %v), %d aligned loops", vec, L, rep, repAligned, repAlign, aligned)
 			}
 		}
 	}

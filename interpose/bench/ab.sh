@@ -16,6 +16,9 @@
 # library), OUT (results directory).
 # Table: per cell and MPI, the median over rounds of pmpi / library (> 1:
 # the library is faster) for pack and unpack, with the range over rounds.
+# With NULL=1 and 5 rounds or more, `awk -v mode=ab -f verdict.awk
+# OUT/all.tsv` tells per cell whether the library is slower or faster
+# than the runs without it say noise alone would be (a rank-sum test).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)

@@ -15,6 +15,10 @@
 # LAYOUTS: PREFIX:SIZES (ddtpp -f, -s). ROUNDS (3), REPS (ping-pong samples
 # per process, 24), BIND (core; none: no binding), OUT (results directory).
 # ddtpp is built into OUT with layouts.h from cmd/ddt/internal/bench/ppgen.
+# With 5 rounds or more, `awk -v mode=pp -v builds="$BUILDS" -f
+# verdict.awk OUT/raw.tsv` tests each build against the first per layout
+# (a rank-sum test of the processes' medians; an MPI-only second build is
+# the A/A control).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)

@@ -538,8 +538,7 @@ const farPrefetchMinCount = 4 * maxPrefetchRows
 // farPrefetchMinCount or more, the loops around it: g.outer) spans at
 // least farPrefetchMinSpan; else 0.
 func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
-	if prefetchOn && c.Op == dame.ContigFinal && c.Size < 64 && stride >= 64 && stride <= farPrefetchMaxStride &&
-		count >= 0 && (sat(count, stride) >= farPrefetchMinSpan ||
+	if farElement(c, stride) && count >= 0 && (sat(count, stride) >= farPrefetchMinSpan ||
 		count >= farPrefetchMinCount && g.outer >= farPrefetchMinSpan) {
 		// small elements on lines of their own, far more than L2 holds
 		// (L3 L: 2,096,704 doubles 256 bytes apart): every store's line
@@ -556,6 +555,28 @@ func (g *gen) prefetchDist(c *dame.Node, stride, count int64) int64 {
 	rows := min((prefetchAhead+c.Size-1)/c.Size, maxPrefetchRows)
 	return sat(rows, stride)
 }
+
+// farElement reports whether c is an element of less than 64 bytes, 64
+// to farPrefetchMaxStride bytes from the next, as the far rule of
+// prefetchDist wants (its span aside).
+func farElement(c *dame.Node, stride int64) bool {
+	return prefetchOn && c.Op == dame.ContigFinal && c.Size < 64 && stride >= 64 && stride <= farPrefetchMaxStride
+}
+
+// farUnits: an entry over units of a far element (farElement) whose
+// count is not known when compiling, each a type's instance (L2:
+// 2,097,152 doubles 192 bytes apart), gets the far rule at run time: a
+// first loop with the prefetches for calls whose units span
+// farPrefetchMinSpan or more, the plain loop for the others; its calls
+// move up to farUnitsMin units, not chunkBytes of packed data (which
+// at 8 bytes a unit never reached the span). DDT_JIT_FARUNITS=0 turns it
+// off, for measurements.
+var farUnits = os.Getenv("DDT_JIT_FARUNITS") != "0"
+
+// farUnitsMin is the least count of units stride bytes apart that spans
+// farPrefetchMinSpan; the calls of such an entry move that many units at
+// most (its perI; chunkBytes of packed data for other entries).
+func farUnitsMin(stride int64) int64 { return (farPrefetchMinSpan + stride - 1) / stride }
 
 // Pack of single 8-byte elements far apart (throttleOf). Each element's
 // load misses the TLB (two elements or fewer per 4 KiB page), and the
@@ -1209,6 +1230,16 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 			g.addConst(rdi, k*stride)
 		})
 		g.ret()
+	}
+	if farUnits && total < 0 && g.pf == 0 && !g.pack && g.pfw && farElement(c, stride) {
+		// the far rule at run time (farUnits): RCX units spanning
+		// farPrefetchMinSpan or more take the prefetching loop
+		g.a.cmpImm(rcx, int32(farUnitsMin(stride)))
+		j := g.a.jcc(condB, -1)
+		g.pf = sat(maxPrefetchRows, stride)
+		body()
+		g.a.patch(j, g.a.pc())
+		g.pf = 0
 	}
 	if g.pfAligned(c, stride) {
 		// the prefetching loop for blocks on a line boundary, the

@@ -459,6 +459,10 @@ func compileVecNT(p *dame.Program, vec int, nt bool) (*Code, error) {
 		}
 		if nc.inst[0] != nil {
 			nc.perI = max(1, chunkBytes/n.Size)
+			if farUnits && farElement(n, n.Extent) {
+				// calls long enough for the far rule at run time
+				nc.perI = max(nc.perI, farUnitsMin(n.Extent))
+			}
 		}
 		if nc.blk[0] != nil && !nc.index {
 			nc.perB = max(1, chunkBytes/nc.bsize)

@@ -407,3 +407,48 @@ func TestPrefetchTail(t *testing.T) {
 		}
 	}
 }
+
+// TestFarUnits checks the far rule at run time (farUnits): the unpack of
+// instances of a double 192 bytes apart (L2) compares the count with the
+// units that span farPrefetchMinSpan and prefetches only in the loop it
+// takes from there on; with the switch off there is no prefetch. Counts
+// on both sides of that bound, and at it, unpack (and pack) as the
+// reference does.
+func TestFarUnits(t *testing.T) {
+	if !prefetchOn || !hostPrefW() {
+		t.Skip("DDT_JIT_PF=0 or no PREFETCHW")
+	}
+	defer func(on bool) { farUnits = on }(farUnits)
+	dbl := datatype.Of(datatype.Double)
+	must := typeMust(t)
+	const stride = 192
+	ty := must(datatype.Resized(dbl, 0, stride))
+	bound := int64((farPrefetchMinSpan + stride - 1) / stride)
+	for _, on := range []bool{true, false} {
+		farUnits = on
+		lst, err := listingArch(archAMD64, opt.Compile(ty), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		un := lst[strings.Index(lst, "\nunpack "):]
+		cmp := fmt.Sprintf("cmp rcx, %#x", bound)
+		if got := strings.Contains(un, cmp) && strings.Contains(un, "prefetchw"); got != on {
+			t.Errorf("farUnits %v: %q and a prefetch in the unpack code: %v\n%s", on, cmp, got, un)
+		}
+		if pk := lst[:strings.Index(lst, "\nunpack ")]; strings.Contains(pk, "prefetchw") || strings.Contains(pk, cmp) {
+			t.Errorf("farUnits %v: the pack code prefetches\n%s", on, pk)
+		}
+	}
+	farUnits = true
+	r := rand.New(rand.NewPCG(7, 8))
+	p := opt.Compile(ty)
+	for _, count := range []int64{1, 9, bound - 1, bound, bound + 5} {
+		for _, vec := range vecs() {
+			c, err := compileVec(p, vec)
+			if err != nil {
+				t.Fatalf("count %d, vec %d: %v", count, vec, err)
+			}
+			check(t, r, ty, p, c, count, []int64{0, 8 * count / 3})
+		}
+	}
+}

@@ -423,7 +423,7 @@ func TestFarUnits(t *testing.T) {
 	must := typeMust(t)
 	const stride = 192
 	ty := must(datatype.Resized(dbl, 0, stride))
-	bound := int64((farPrefetchMinSpan + stride - 1) / stride)
+	bound := farUnitsMin(stride)
 	for _, on := range []bool{true, false} {
 		farUnits = on
 		lst, err := listingArch(archAMD64, opt.Compile(ty), 64)

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/ddtlab/ddt/internal/engine"
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
 // upgrade stores in c a copy of r with the engine's whole-message fast
@@ -51,4 +52,49 @@ func entryAddr(e engine.Entry) uintptr {
 		return 0
 	}
 	return **(**uintptr)(unsafe.Pointer(&e))
+}
+
+// NativeStep is one step of moving a whole instance by generated code
+// (NativeSteps): a call of the code at Code on N units, its memory operand
+// Mem bytes from the instance's origin and its packed bytes Packed bytes
+// from the instance's first packed byte, B0 in R8 (the first block of a
+// listed block entry); Code 0 is a plain copy of N bytes between those two
+// places.
+type NativeStep struct {
+	Code        uintptr
+	Mem, Packed int64
+	N, B0       int64
+}
+
+// NativeSteps returns, once c's generated code exists, the steps that pack
+// and unpack one whole instance of c by that code alone, for callers
+// outside Go (the interposition library's C layer) where NativeCode has
+// no entry: types whose instances are larger than a unit of the code,
+// which Go moves in chunks between which it may preempt. The calls follow
+// NativeCode's convention (count in RCX, memory in RDI, packed bytes in
+// RSI, B0 in R8, X15 zero). ok is false for the other engines and where
+// some part of an instance has no code or the steps are many.
+func (c *Committed) NativeSteps() (pack, unpack []NativeStep, ok bool) {
+	r := c.eng.Load()
+	if r == nil || r.why.Kind != engine.KindNative {
+		return nil, nil, false
+	}
+	s, isS := r.Engine.(interface {
+		Steps() (pack, unpack []host.Step, ok bool)
+	})
+	if !isS {
+		return nil, nil, false
+	}
+	p, u, ok := s.Steps()
+	if !ok {
+		return nil, nil, false
+	}
+	conv := func(in []host.Step) []NativeStep {
+		out := make([]NativeStep, len(in))
+		for i, x := range in {
+			out[i] = NativeStep{Code: entryAddr(x.Fn), Mem: x.Mem, Packed: x.Packed, N: x.N, B0: x.B0}
+		}
+		return out
+	}
+	return conv(p), conv(u), true
 }

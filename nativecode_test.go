@@ -37,3 +37,52 @@ func TestNativeCode(t *testing.T) {
 		t.Fatalf("NativeCode after 512 packs: %#x %#x %d %v (plan %q)", p, u, max, ok, c.Plan())
 	}
 }
+
+// TestNativeSteps checks what NativeSteps reports: nothing before the
+// native code exists, then for a type larger than a unit of the code (no
+// whole-message entry), once compiled, one step each way, a call of code that moves all
+// 40 rows, and nothing for a small type (NativeCode serves it).
+func TestNativeSteps(t *testing.T) {
+	rows, _ := datatype.Vector(40, 1024, 1100, datatype.Of(datatype.Double))
+	c, err := Commit(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := c.NativeSteps(); ok {
+		t.Fatal("NativeSteps before any pack")
+	}
+	lo, hi, _ := rows.Span(1)
+	src, dst := make([]byte, hi-lo), make([]byte, rows.Size())
+	var p, u []NativeStep
+	ok := false
+	for i := 0; i < 2048 && !ok; i++ { // until the tiering compiles
+		if _, err := c.Pack(dst, src, -lo, 1); err != nil {
+			t.Fatal(err)
+		}
+		p, u, ok = c.NativeSteps()
+	}
+	if !jit.Available() || engine.DefaultLevel() == engine.LevelGo {
+		if ok {
+			t.Fatal("NativeSteps without the JIT")
+		}
+		return
+	}
+	if !ok || len(p) != 1 || len(u) != 1 || p[0].Code == 0 || u[0].Code == 0 || p[0].Code == u[0].Code ||
+		p[0].N != 40 || p[0].Packed != 0 || u[0].N != 40 {
+		t.Fatalf("NativeSteps after up to 2048 packs: %+v %+v %v (plan %q)", p, u, ok, c.Plan())
+	}
+	if _, _, _, ok := c.NativeCode(); ok {
+		t.Fatal("NativeCode for a type above a unit")
+	}
+	small, _ := datatype.Vector(100, 1, 3, datatype.Of(datatype.Double))
+	cs, _ := Commit(small)
+	buf, out := make([]byte, 8*300), make([]byte, 800)
+	for range 512 {
+		cs.Pack(out, buf, 0, 1)
+	}
+	if _, _, _, ok := cs.NativeCode(); ok {
+		if p, u, ok := cs.NativeSteps(); !ok || len(p) != 1 || len(u) != 1 {
+			t.Fatalf("NativeSteps of a small type: %+v %+v %v", p, u, ok)
+		}
+	}
+}

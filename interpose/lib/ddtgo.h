@@ -23,12 +23,27 @@ typedef struct {
 	int64_t run_off[DDT_RUNS], run_len[DDT_RUNS];
 } ddt_bounds;
 
-// ddt_native is the generated whole-message code of a served type, which
-// the C layer calls directly (ddt.Committed.NativeCode); pack is 0 until
-// that code exists.
+// ddt_step is one step of moving a whole instance by generated code
+// (ddt.Committed.NativeSteps): a call of the code at fn on n units, its
+// memory mem bytes from the instance's origin, its packed bytes packed
+// bytes from the instance's first packed byte, b0 in R8; fn 0 is a memcpy
+// of n bytes between the two.
+typedef struct {
+	uintptr_t fn;
+	int64_t mem, packed, n, b0;
+} ddt_step;
+
+// ddt_native is the generated code of a served type, which the C layer
+// calls directly: its whole-message entries (ddt.Committed.NativeCode),
+// pack 0 until that code exists; or, for types whose instances are too
+// large for such entries, the steps that move one instance, pack's then
+// unpack's (nsteps 0 until the code exists; the memory is the Go side's
+// and lives as long as the type's entry there).
 typedef struct {
 	uintptr_t pack, unpack;
 	int64_t max;
+	const ddt_step *steps[2];
+	int32_t nsteps[2];
 } ddt_native;
 
 #endif

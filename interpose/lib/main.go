@@ -8,6 +8,7 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "ddtgo.h"
 */
 import "C"
@@ -15,6 +16,7 @@ import "C"
 import (
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -59,6 +61,16 @@ type entry struct {
 	// its type map carries explicit lower- and upper-bound markers
 	// (stickyBounds)
 	marked bool
+	// steps is the C copy of the type's native steps (nativeSteps), made
+	// once the code exists, freed with the entry
+	steps atomic.Pointer[cSteps]
+}
+
+// cSteps are the steps of ddt.Committed.NativeSteps in C memory, pack's
+// (np of them) then unpack's (nu).
+type cSteps struct {
+	p      *C.ddt_step
+	np, nu int
 }
 
 // The handle table: every predefined type registered by the C layer and
@@ -432,14 +444,52 @@ func image(t *datatype.Type, base unsafe.Pointer, count int64) ([]byte, int64, b
 	return unsafe.Slice((*byte)(unsafe.Add(base, lo)), hi-lo), -lo, true
 }
 
-// native fills nat with the native code of e once it exists.
+// native fills nat with the native code of e once it exists: its
+// whole-message entries, or else the steps of one instance.
 func native(e *entry, nat *C.ddt_native) {
-	if nat == nil || nat.pack != 0 {
+	if nat == nil || nat.pack != 0 || nat.nsteps[0] != 0 {
 		return
 	}
 	if p, u, m, ok := e.c.NativeCode(); ok && p != 0 && u != 0 && m > 0 {
 		nat.pack, nat.unpack, nat.max = C.uintptr_t(p), C.uintptr_t(u), C.int64_t(m)
+		return
 	}
+	if s := nativeSteps(e); s != nil {
+		nat.steps[0] = s.p
+		nat.steps[1] = (*C.ddt_step)(unsafe.Add(unsafe.Pointer(s.p), uintptr(s.np)*unsafe.Sizeof(*s.p)))
+		nat.nsteps[0], nat.nsteps[1] = C.int32_t(s.np), C.int32_t(s.nu)
+	}
+}
+
+// nativeSteps returns e's steps in C memory, copying them there the first
+// time they exist (nil before, and for types without them). The memory
+// is freed when e is collected: the C layer uses it only while the type
+// is in its table or an operation pins e.
+func nativeSteps(e *entry) *cSteps {
+	if s := e.steps.Load(); s != nil {
+		return s
+	}
+	p, u, ok := e.c.NativeSteps()
+	if !ok || len(p) == 0 || len(u) == 0 || len(p)+len(u) > math.MaxInt32 {
+		return nil
+	}
+	n := len(p) + len(u)
+	mem := (*C.ddt_step)(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.ddt_step{}))))
+	if mem == nil {
+		return nil
+	}
+	out := unsafe.Slice(mem, n)
+	for i, x := range append(p, u...) {
+		out[i] = C.ddt_step{fn: C.uintptr_t(x.Code), mem: C.int64_t(x.Mem), packed: C.int64_t(x.Packed),
+			n: C.int64_t(x.N), b0: C.int64_t(x.B0)}
+	}
+	s := &cSteps{p: mem, np: len(p), nu: len(u)}
+	if !e.steps.CompareAndSwap(nil, s) {
+		C.free(unsafe.Pointer(mem))
+		return e.steps.Load()
+	}
+	runtime.AddCleanup(e, func(m unsafe.Pointer) { C.free(m) }, unsafe.Pointer(mem))
+	return s
 }
 
 // ddtgoPack packs count instances at src into dst, which holds room bytes,

@@ -219,8 +219,8 @@ int32_t ddt_tset_pipe(uintptr_t key, int which, int32_t v) {
 // instances: Go's register ABI, RCX the count, RDI the memory, RSI the
 // packed bytes, R8 and X15 zero; it may change every register but RSP,
 // RBP and R14, and the call steps over the red zone of this frame.
-static void jit_call(uintptr_t fn, int64_t n, uintptr_t mem, uintptr_t pk) {
-	register uintptr_t r8 __asm__("r8") = 0;
+static void jit_call(uintptr_t fn, int64_t n, uintptr_t mem, uintptr_t pk, int64_t b0) {
+	register int64_t r8 __asm__("r8") = b0;
 	uintptr_t a = 0, b = 0;
 	__asm__ volatile("vpxor %%xmm15, %%xmm15, %%xmm15\n\t"
 			 "lea -128(%%rsp), %%rsp\n\t"
@@ -239,10 +239,28 @@ static void direct(uintptr_t fn, int64_t max, int64_t count, int64_t extent, int
 	uintptr_t m = (uintptr_t)mem, p = (uintptr_t)pk;
 	while (count > 0) {
 		int64_t k = count < max ? count : max;
-		jit_call(fn, k, m, p);
+		jit_call(fn, k, m, p, 0);
 		m += (uintptr_t)(k * extent);
 		p += (uintptr_t)(k * size);
 		count -= k;
+	}
+}
+
+// run_steps moves count instances by the steps of one (ddt_native.steps),
+// instance by instance: instance k's memory at mem+k*extent, its packed
+// bytes at pk+k*size; pack copies memory into the packed bytes.
+static void run_steps(const ddt_step *s, int32_t ns, int pack, int64_t count, int64_t extent, int64_t size,
+	char *mem, char *pk) {
+	for (int64_t k = 0; k < count; k++, mem += extent, pk += size) {
+		for (int32_t j = 0; j < ns; j++) {
+			char *m = mem + s[j].mem, *p = pk + s[j].packed;
+			if (s[j].fn)
+				jit_call(s[j].fn, s[j].n, (uintptr_t)m, (uintptr_t)p, s[j].b0);
+			else if (pack)
+				memcpy(p, m, (size_t)s[j].n);
+			else
+				memcpy(m, p, (size_t)s[j].n);
+		}
 	}
 }
 #define HAVE_DIRECT 1
@@ -250,7 +268,13 @@ static void direct(uintptr_t fn, int64_t max, int64_t count, int64_t extent, int
 #define HAVE_DIRECT 0
 static void direct(uintptr_t fn, int64_t max, int64_t count, int64_t extent, int64_t size, const void *mem,
 	const void *pk) {}
+static void run_steps(const ddt_step *s, int32_t ns, int pack, int64_t count, int64_t extent, int64_t size,
+	char *mem, char *pk) {}
 #endif
+
+// has_native reports whether the C layer has the type's generated code
+// (entries or steps), so that it no longer asks the Go side for it.
+static inline int has_native(const ddt_tinfo *ti) { return ti->nat.pack || ti->nat.nsteps[0]; }
 
 // one_run reports whether count instances of ti are one run of *bytes
 // bytes, which a memcpy moves faster than any call into Go. (No division
@@ -302,10 +326,16 @@ int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst,
 		DDT_COUNT(native, 1);
 		return bytes;
 	}
+	if (HAVE_DIRECT && ti->nat.nsteps[0] && count > 0 && !__builtin_mul_overflow(count, ti->size, &bytes) &&
+		room >= bytes) {
+		run_steps(ti->nat.steps[0], ti->nat.nsteps[0], 1, count, ti->extent, ti->size, (char *)src, (char *)dst);
+		DDT_COUNT(native, 1);
+		return bytes;
+	}
 	uintptr_t key = ti->key;
-	ddt_native nat = {0, 0, 0};
-	int64_t k = ddtgoPack(ti->pin, (void *)src, count, dst, room, ti->nat.pack ? NULL : &nat);
-	if (nat.pack) tset_native(key, &nat);
+	ddt_native nat = {0};
+	int64_t k = ddtgoPack(ti->pin, (void *)src, count, dst, room, has_native(ti) ? NULL : &nat);
+	if (nat.pack || nat.nsteps[0]) tset_native(key, &nat);
 	return k;
 }
 
@@ -327,10 +357,16 @@ int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, i
 		DDT_COUNT(native, 1);
 		return bytes;
 	}
+	if (HAVE_DIRECT && ti->nat.nsteps[1] && count > 0 && !__builtin_mul_overflow(count, ti->size, &bytes) &&
+		n >= bytes) {
+		run_steps(ti->nat.steps[1], ti->nat.nsteps[1], 0, count, ti->extent, ti->size, (char *)dst, (char *)src);
+		DDT_COUNT(native, 1);
+		return bytes;
+	}
 	uintptr_t key = ti->key;
-	ddt_native nat = {0, 0, 0};
-	int64_t k = ddtgoUnpack(ti->pin, (void *)src, n, dst, count, ti->nat.pack ? NULL : &nat);
-	if (nat.pack) tset_native(key, &nat);
+	ddt_native nat = {0};
+	int64_t k = ddtgoUnpack(ti->pin, (void *)src, n, dst, count, has_native(ti) ? NULL : &nat);
+	if (nat.pack || nat.nsteps[0]) tset_native(key, &nat);
 	return k;
 }
 

@@ -373,6 +373,52 @@ int main(int argc, char **argv) {
 		MPI_Type_free(&rx);
 	}
 
+	/* instances larger than a unit of the generated code (256 KiB),
+	   which the C layer moves by the steps of one instance
+	   (ddt.Committed.NativeSteps) once the code exists: a struct of a
+	   vector of long rows and a list of 100 irregular blocks, 2 of them */
+	{
+		enum { R = 40, RL = 1024, RS = 1100, B = 100 };
+		MPI_Datatype rows, lst, big;
+		MPI_Type_vector(R, RL, RS, MPI_DOUBLE, &rows);
+		int lbl[B], lds[B], lsum = 0;
+		for (int i = 0; i < B; i++) lbl[i] = 512 + i % 5, lds[i] = i * 700 + (i % 7) * 13, lsum += lbl[i];
+		MPI_Type_indexed(B, lbl, lds, MPI_DOUBLE, &lst);
+		MPI_Aint roff = 0, loff = ((MPI_Aint)(R - 1) * RS + RL) * 8 + 64, blb, bext;
+		int bbl[2] = {1, 1};
+		MPI_Aint bds[2] = {roff, loff};
+		MPI_Datatype bts[2] = {rows, lst};
+		MPI_Type_create_struct(2, bbl, bds, bts, &big);
+		MPI_Type_commit(&big);
+		MPI_Type_get_extent(big, &blb, &bext);
+		size_t one = (size_t)(R * RL + lsum) * 8, span = (size_t)bext * 2;
+		char *img = malloc(span), *bexp = malloc(one * 2), *want = malloc(span);
+		fill(img, span, 11);
+		char *e = bexp;
+		for (int k = 0; k < 2; k++) {
+			char *o = img + k * bext;
+			for (int r = 0; r < R; r++) memcpy(e, o + roff + (size_t)r * RS * 8, RL * 8), e += RL * 8;
+			for (int i = 0; i < B; i++) memcpy(e, o + loff + (size_t)lds[i] * 8, (size_t)lbl[i] * 8), e += lbl[i] * 8;
+		}
+		memset(want, 0x77, span);
+		for (int k = 0; k < 2; k++) {
+			char *o = want + k * bext, *s = img + k * bext;
+			for (int r = 0; r < R; r++) memcpy(o + roff + (size_t)r * RS * 8, s + roff + (size_t)r * RS * 8, RL * 8);
+			for (int i = 0; i < B; i++)
+				memcpy(o + loff + (size_t)lds[i] * 8, s + loff + (size_t)lds[i] * 8, (size_t)lbl[i] * 8);
+		}
+		for (int it = 0; it < 20; it++) {
+			check_pack("large instances 2", big, 2, img, bexp, (int)(one * 2));
+			check_unpack("unpack large instances 2", big, 2, bexp, (int)(one * 2), want, span, 0);
+		}
+		free(img);
+		free(bexp);
+		free(want);
+		MPI_Type_free(&rows);
+		MPI_Type_free(&lst);
+		MPI_Type_free(&big);
+	}
+
 	/* a type freed and another created, which MPI may give the same
 	   handle: the library must not serve the new one from what it
 	   remembers of the old (contiguous, then every other double) */

@@ -58,6 +58,18 @@ func (f Features) Vec() int {
 // arguments where the code reads them (see internal/engine/jit).
 type Entry func(_, _ uintptr, n int, mem, pk uintptr, b0 int)
 
+// Step is one step of moving a whole instance without the Go side (the
+// generated code's Code.Steps, which the interposition library's C layer
+// runs): Fn moves N units, its memory operand Mem bytes from the
+// instance's origin and its packed bytes Packed bytes from the instance's
+// first packed byte, B0 the first block of a listed block entry; a nil Fn
+// is a plain copy of N bytes between those two places.
+type Step struct {
+	Fn          Entry
+	Mem, Packed int64
+	N, B0       int64
+}
+
 // Whole is an engine's path for a whole message of at most Max instances:
 // Entry[0] packs and Entry[1] unpacks count instances through Call, given
 // the first instance's origin. Size is the packed bytes of one instance.

@@ -357,6 +357,15 @@ func (e *Engine) Whole() *host.Whole {
 	return nil
 }
 
+// Steps returns the steps of e's code that move one whole instance
+// without the Go side (Code.Steps), once the code exists.
+func (e *Engine) Steps() (pack, unpack []host.Step, ok bool) {
+	if c := e.code.Load(); c != nil {
+		return c.Steps()
+	}
+	return nil, nil, false
+}
+
 // Unpack reads src, the packed bytes [from, from+len(src)) of count
 // instances, into dst, whose instance 0 has its origin at byte origin.
 func (e *Engine) Unpack(dst, src []byte, origin, count, from int64) {

@@ -35,6 +35,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -77,6 +78,11 @@ type Code struct {
 	codeLen  int
 	compiled time.Duration
 	nt       bool // the pack code has non-temporal stores (generateNT)
+
+	// steps (pack, unpack) are Steps' result, computed once
+	stepsOnce sync.Once
+	steps     [2][]host.Step
+	stepsOK   bool
 }
 
 // nodeCode is what the code offers for one node: entries (pack, unpack)
@@ -679,6 +685,84 @@ type walker struct {
 	fb                  Fallback
 	buf, mem            []byte
 	origin, count, from int64
+	// rec, when set, receives the walk's steps instead of running them
+	// (Code.Steps: buf and mem are nil, origin and from 0, count 1), in
+	// calls not cut into chunks; bad records that some bytes would have
+	// gone to the fallback.
+	rec *[]host.Step
+	bad bool
+}
+
+// record appends s to the recorded steps, or marks the walk bad beyond
+// maxSteps (the walk then stops).
+func (w *walker) record(s host.Step) {
+	if len(*w.rec) >= maxSteps {
+		w.bad = true
+		return
+	}
+	*w.rec = append(*w.rec, s)
+}
+
+// maxSteps bounds the steps of Code.Steps: more, and the Go side walks.
+const maxSteps = 1024
+
+// Steps returns the steps that move one whole instance of the code's type
+// without the Go side, for pack and unpack: calls of the entries in the
+// order the walk makes them, with no chunking (the walk cuts calls into
+// chunks so that Go can preempt between them; the interposition library's
+// C layer, which runs these steps, has no such need), and plain copies
+// where the walk copies. ok is false when part of the instance would move
+// on the fallback engine or the steps are more than maxSteps. Computed
+// once per Code.
+func (c *Code) Steps() (pack, unpack []host.Step, ok bool) {
+	c.stepsOnce.Do(func() {
+		if c.root == nil {
+			return
+		}
+		for d := range 2 {
+			var rec []host.Step
+			w := walker{c: c, d: d, count: 1, rec: &rec}
+			w.many(c.root.n, c.off, 0, 1, c.ext, 0, c.size)
+			if w.bad || len(rec) == 0 {
+				return
+			}
+			c.steps[d] = rec
+		}
+		c.stepsOK = true
+	})
+	if !c.stepsOK {
+		return nil, nil, false
+	}
+	return c.steps[0], c.steps[1], true
+}
+
+// per is how many units one call moves: chunk, or all of them when
+// recording.
+func (w *walker) per(chunk int64) int64 {
+	if w.rec != nil {
+		return math.MaxInt64
+	}
+	return chunk
+}
+
+// call runs fn on n units (c.call), the memory at byte off of w.mem, the
+// packed bytes at byte pk of w.buf, or records the step.
+func (w *walker) call(fn Entry, off, pk, n, b0 int64) {
+	if w.rec != nil {
+		w.record(host.Step{Fn: fn, Mem: off, Packed: pk, N: n, B0: b0})
+		return
+	}
+	w.c.call(fn, w.mem, off, w.buf[pk:], n, b0)
+}
+
+// moveAt copies the n bytes at byte off of w.mem and byte pk of w.buf
+// (move), or records the step.
+func (w *walker) moveAt(off, pk, n int64) {
+	if w.rec != nil {
+		w.record(host.Step{Mem: off, Packed: pk, N: n})
+		return
+	}
+	w.move(w.mem[off:off+n], w.buf[pk:pk+n])
 }
 
 // many moves [lo, hi) of cnt instances of n, instance k's memory at byte
@@ -689,18 +773,19 @@ func (w *walker) many(n *dame.Node, mo, pb, cnt, ext, lo, hi int64) {
 		// leaf instances end to end (the blocks of a list of elements):
 		// one run of bytes, not a copy per element
 		e := min(hi, pb+cnt*S)
-		w.move(w.mem[mo+lo-pb:mo+e-pb], w.buf[lo-w.from:e-w.from])
+		w.moveAt(mo+lo-pb, lo-w.from, e-lo)
 		return
 	}
 	k := (lo - pb) / S
 	nc := w.c.nodes[n]
-	for lo < hi && k < cnt {
+	for lo < hi && k < cnt && !w.bad {
 		ib := pb + k*S
 		if nc != nil && nc.inst[0] != nil && lo == ib && hi >= ib+S {
 			m := min((hi-ib)/S, cnt-k)
-			for j := int64(0); j < m; j += nc.perI {
-				q := min(nc.perI, m-j)
-				w.c.call(nc.inst[w.d], w.mem, mo+(k+j)*ext, w.buf[ib+j*S-w.from:], q, 0)
+			per := w.per(nc.perI)
+			for j := int64(0); j < m; j += per {
+				q := min(per, m-j)
+				w.call(nc.inst[w.d], mo+(k+j)*ext, ib+j*S-w.from, q, 0)
 			}
 			k += m
 			lo = pb + k*S
@@ -727,7 +812,7 @@ func (w *walker) move(m, b []byte) {
 func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 	switch {
 	case n.Op == dame.ContigFinal:
-		w.move(w.mem[mo+lo-pb:mo+hi-pb], w.buf[lo-w.from:hi-w.from])
+		w.moveAt(mo+lo-pb, lo-w.from, hi-lo)
 		return
 	case nc == nil || nc.inst[0] != nil:
 		w.fallback(lo, hi)
@@ -739,7 +824,7 @@ func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 	}
 	if w.d == 1 && nc.sorted != nil && lo == pb && hi == pb+n.Size {
 		// a whole list, unpacked in displacement order in one call
-		w.c.call(nc.sorted, w.mem, mo, w.buf[pb-w.from:], 1, 0)
+		w.call(nc.sorted, mo, pb-w.from, 1, 0)
 		return
 	}
 	if nc.blk[0] != nil {
@@ -749,12 +834,13 @@ func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 			if lo < pb+b0*B {
 				w.block(n, b0-1, mo, pb, lo, pb+b0*B)
 			}
-			for b := b0; b < b1; b += nc.perB {
-				q := min(nc.perB, b1-b)
+			per := w.per(nc.perB)
+			for b := b0; b < b1; b += per {
+				q := min(per, b1-b)
 				if nc.table {
-					w.c.call(nc.blk[w.d], w.mem, mo, w.buf[pb+b*B-w.from:], q, b)
+					w.call(nc.blk[w.d], mo, pb+b*B-w.from, q, b)
 				} else {
-					w.c.call(nc.blk[w.d], w.mem, mo+b*nc.stride, w.buf[pb+b*B-w.from:], q, 0)
+					w.call(nc.blk[w.d], mo+b*nc.stride, pb+b*B-w.from, q, 0)
 				}
 			}
 			if pb+b1*B < hi {
@@ -764,7 +850,7 @@ func (w *walker) one(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 		}
 	}
 	i, off := n.FindBlockOffset(lo - pb)
-	for nb := n.NumBlocks(); i < nb && lo < hi; i++ {
+	for nb := n.NumBlocks(); i < nb && lo < hi && !w.bad; i++ {
 		e := min(hi, pb+off+n.BlockLen(int(i))*n.ChildOf(int(i)).Size)
 		if e > lo {
 			w.block(n, i, mo, pb, lo, e)
@@ -787,9 +873,12 @@ func (w *walker) index(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 		w.block(n, i, mo, pb, lo, e)
 		lo, off, i = e, off+n.Blocklens[i]*S, i+1
 	}
-	for i < nb && lo < hi {
+	for i < nb && lo < hi && !w.bad {
 		// blocks [i, j) end by limit; block j holds byte limit
-		limit := min(hi, lo+chunkBytes) - pb
+		limit := hi - pb // recording: every block in one call
+		if w.rec == nil {
+			limit = min(hi, lo+chunkBytes) - pb
+		}
 		j, end := nb, n.Size
 		if limit < n.Size {
 			j, end = n.FindBlockOffset(limit)
@@ -801,7 +890,7 @@ func (w *walker) index(n *dame.Node, nc *nodeCode, mo, pb, lo, hi int64) {
 			}
 			j = i + 1 // one block longer than a chunk (at most unitMax)
 		}
-		w.c.call(nc.blk[w.d], w.mem, mo, w.buf[pb+off-w.from:], j-i, i)
+		w.call(nc.blk[w.d], mo, pb+off-w.from, j-i, i)
 		lo, off, i = pb+end, end, j
 	}
 }
@@ -817,6 +906,10 @@ func (w *walker) block(n *dame.Node, i, mo, pb, lo, hi int64) {
 // fallback engine.
 func (w *walker) fallback(lo, hi int64) {
 	if lo >= hi {
+		return
+	}
+	if w.rec != nil {
+		w.bad = true
 		return
 	}
 	if w.d == 0 {

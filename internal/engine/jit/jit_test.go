@@ -127,6 +127,16 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 			t.Fatalf("pack by the whole-message entry (count %d): got\n%x\nwant\n%x\nprogram:\n%s", count, got, want, p)
 		}
 	}
+	// the steps, instance by instance (as the interposition library's C
+	// layer runs them)
+	stepsP, stepsU, steps := c.Steps()
+	if steps {
+		clear(got)
+		runSteps(c, stepsP, true, img, origin, got, count, ty.Size(), ty.Extent())
+		if !bytes.Equal(got, want) {
+			t.Fatalf("pack by the steps %v (count %d): got\n%x\nwant\n%x\nprogram:\n%s", stepsP, count, got, want, p)
+		}
+	}
 	// unpack: random packed bytes into a random image
 	pk := guarded(t, int(size))
 	fill(pk, r)
@@ -146,6 +156,14 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 			t.Fatalf("unpack cut at %d of %d (count %d): images differ at %d\nprogram:\n%s", k, size, count, firstDiff(img, wantImg), p)
 		}
 	}
+	if steps {
+		copy(img, base)
+		runSteps(c, stepsU, false, img, origin, pk, count, ty.Size(), ty.Extent())
+		if !bytes.Equal(img, wantImg) {
+			t.Fatalf("unpack by the steps %v (count %d): images differ at %d\nprogram:\n%s", stepsU, count, firstDiff(img, wantImg), p)
+		}
+		stepRuns++
+	}
 	if whole {
 		copy(img, base)
 		host.Call(c.whole[1], img, origin, pk, count)
@@ -158,6 +176,27 @@ func check(t *testing.T, r *rand.Rand, ty *datatype.Type, p *dame.Program, c *Co
 		}
 	}
 }
+
+// runSteps moves count instances by the steps of Code.Steps, instance k's
+// origin at origin+k*ext of mem, its packed bytes at k*size of pk.
+func runSteps(c *Code, steps []host.Step, pack bool, mem []byte, origin int64, pk []byte, count, size, ext int64) {
+	for k := range count {
+		for _, s := range steps {
+			mo, po := origin+k*ext+s.Mem, k*size+s.Packed
+			switch {
+			case s.Fn != nil:
+				c.call(s.Fn, mem, mo, pk[po:], s.N, s.B0)
+			case pack:
+				copy(pk[po:po+s.N], mem[mo:mo+s.N])
+			default:
+				copy(mem[mo:mo+s.N], pk[po:po+s.N])
+			}
+		}
+	}
+}
+
+// stepRuns counts the checks that ran Code.Steps.
+var stepRuns int
 
 // wholeRuns counts the checks that ran the whole-message entries, and
 // those of programs with an offset (whose entries start with a prologue).

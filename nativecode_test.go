@@ -1,6 +1,7 @@
 package ddt
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ddtlab/ddt/datatype"
@@ -40,8 +41,8 @@ func TestNativeCode(t *testing.T) {
 
 // TestNativeSteps checks what NativeSteps reports: nothing before the
 // native code exists, then for a type larger than a unit of the code (no
-// whole-message entry), once compiled, one step each way, a call of code that moves all
-// 40 rows, and nothing for a small type (NativeCode serves it).
+// whole-message entry), once compiled, one step each way, a call of code
+// that moves all 40 rows; nothing for types whose instances are units.
 func TestNativeSteps(t *testing.T) {
 	rows, _ := datatype.Vector(40, 1024, 1100, datatype.Of(datatype.Double))
 	c, err := Commit(rows)
@@ -74,15 +75,31 @@ func TestNativeSteps(t *testing.T) {
 	if _, _, _, ok := c.NativeCode(); ok {
 		t.Fatal("NativeCode for a type above a unit")
 	}
+	// types whose instances are units of the code: none (count of them
+	// move by calls of the instance entry, not by steps per instance),
+	// a small vector (NativeCode serves it) and L2's far-apart doubles
 	small, _ := datatype.Vector(100, 1, 3, datatype.Of(datatype.Double))
-	cs, _ := Commit(small)
-	buf, out := make([]byte, 8*300), make([]byte, 800)
-	for range 512 {
-		cs.Pack(out, buf, 0, 1)
-	}
-	if _, _, _, ok := cs.NativeCode(); ok {
-		if p, u, ok := cs.NativeSteps(); !ok || len(p) != 1 || len(u) != 1 {
-			t.Fatalf("NativeSteps of a small type: %+v %+v %v", p, u, ok)
+	far, _ := datatype.Resized(datatype.Of(datatype.Double), 0, 192)
+	for _, ty := range []*datatype.Type{small, far} {
+		cs, err := Commit(ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(4096)
+		buf, out := make([]byte, n*ty.Extent()), make([]byte, n*ty.Size())
+		for i := 0; i < 512 && strings.Contains(cs.Plan(), "not compiled yet"); i++ {
+			if _, err := cs.Pack(out, buf, 0, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !jit.Available() || engine.DefaultLevel() == engine.LevelGo {
+			continue
+		}
+		if strings.Contains(cs.Plan(), "not compiled yet") {
+			t.Fatalf("not compiled after 512 packs: %s", cs.Plan())
+		}
+		if p, u, ok := cs.NativeSteps(); ok {
+			t.Fatalf("NativeSteps of %v: %+v %+v", ty, p, u)
 		}
 	}
 }

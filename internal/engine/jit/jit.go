@@ -707,7 +707,10 @@ func (w *walker) record(s host.Step) {
 const maxSteps = 1024
 
 // Steps returns the steps that move one whole instance of the code's type
-// without the Go side, for pack and unpack: calls of the entries in the
+// without the Go side, for pack and unpack, when that instance is larger
+// than a unit (the root has no instance entry, so each instance is at
+// least unitMax bytes and the steps' per-instance cost is small beside
+// its copy): calls of the entries in the
 // order the walk makes them, with no chunking (the walk cuts calls into
 // chunks so that Go can preempt between them; the interposition library's
 // C layer, which runs these steps, has no such need), and plain copies
@@ -716,7 +719,10 @@ const maxSteps = 1024
 // once per Code.
 func (c *Code) Steps() (pack, unpack []host.Step, ok bool) {
 	c.stepsOnce.Do(func() {
-		if c.root == nil {
+		if c.root == nil || c.root.inst[0] != nil {
+			// the root's instances are units: count of them move by
+			// calls of its instance entry, not by steps repeated per
+			// instance (L2: 2,097,152 doubles 192 bytes apart)
 			return
 		}
 		for d := range 2 {

@@ -8,7 +8,8 @@ func xgetbv() (eax, edx uint32)
 // detect reads the features with CPUID and XGETBV.
 func detect() Features {
 	var f Features
-	maxID, _, _, _ := cpuid(0, 0)
+	maxID, vb, vc, vd := cpuid(0, 0)
+	f.AMD = vb == 0x68747541 && vd == 0x69746e65 && vc == 0x444d4163 // "AuthenticAMD"
 	if maxID < 7 {
 		return f
 	}

@@ -18,6 +18,7 @@ type Features struct {
 	PrefW  bool // PREFETCHW (amd64; elsewhere the instruction may be a no-op or fault)
 	ERMS   bool // enhanced REP MOVSB (amd64)
 	NEON   bool // Advanced SIMD, mandatory on arm64 (arm64)
+	AMD    bool // the vendor is AMD (amd64): for rules measured on its cores only
 }
 
 // CPU is this machine's features, detected once when the program starts.

@@ -59,3 +59,6 @@ var abiProbe = []byte{
 }
 
 const probeLen = 4
+
+// hostAMD reports whether the CPU is AMD's (unpackThrottleOf).
+func hostAMD() bool { return host.CPU.AMD }

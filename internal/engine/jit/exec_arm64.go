@@ -108,3 +108,6 @@ var abiProbe = []byte{
 }
 
 const probeLen = 8
+
+// hostAMD reports whether the CPU is AMD's (unpackThrottleOf).
+func hostAMD() bool { return false }

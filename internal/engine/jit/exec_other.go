@@ -27,3 +27,6 @@ func unmapCode(m []byte) {}
 var abiProbe []byte
 
 const probeLen = 4
+
+// hostAMD reports whether the CPU is AMD's (unpackThrottleOf).
+func hostAMD() bool { return false }

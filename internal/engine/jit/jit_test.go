@@ -927,9 +927,12 @@ func TestUnpackNarrow(t *testing.T) {
 // TestThrottle checks where pack stores an element three times
 // (throttleOf): single doubles 2 KiB to 16 KiB apart, forwards and
 // backwards, in loops and unrolled, at every vector width; not closer or
-// farther, not other element sizes, never in unpack code. It reads the
+// farther, not other element sizes, never in unpack code with AMD's
+// unpack rule off (TestUnpackThrottle checks that one). It reads the
 // code text, so it does not depend on the CPU.
 func TestThrottle(t *testing.T) {
+	defer func(on bool) { unpackThrottleOn = on }(unpackThrottleOn)
+	unpackThrottleOn = false
 	dbl, flt := datatype.Of(datatype.Double), datatype.Of(datatype.Float)
 	// runs returns the lengths of the runs of identical consecutive
 	// stores to the packed bytes (mov [rsi...], r) in the pack code and

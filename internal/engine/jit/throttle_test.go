@@ -1,0 +1,69 @@
+package jit
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ddtlab/ddt/dame/opt"
+	"github.com/ddtlab/ddt/datatype"
+)
+
+// TestUnpackThrottle checks the rule of unpackThrottleOf in the listing
+// (with the switch on and off, whatever the host) and the code's
+// correctness with it: L4a S's column of ints 1 KiB apart unpacks with
+// each element stored four times, and doubles 4 KiB apart; other strides
+// and every pack are untouched.
+func TestUnpackThrottle(t *testing.T) {
+	defer func(on bool) { unpackThrottleOn = on }(unpackThrottleOn)
+	must := typeMust(t)
+	i32 := datatype.Of(datatype.Int)
+	col := must(datatype.Vector(254, 1, 256, i32))                          // 1 KiB apart: the rule
+	dbl := must(datatype.Vector(300, 1, 512, datatype.Of(datatype.Double))) // 4 KiB apart: the rule
+	odd := must(datatype.Vector(254, 1, 257, i32))                          // 1,028 bytes apart: not
+	far := must(datatype.Vector(254, 1, 2048, i32))                         // 8 KiB apart: not
+	// scalar stores to the memory image: through RBX or RDI
+	store := regexp.MustCompile(`mov \[r(bx|di)[^\]]*\], [er]ax`)
+	for _, tc := range []struct {
+		ty   *datatype.Type
+		rule bool
+	}{{col, true}, {dbl, true}, {odd, false}, {far, false}} {
+		var pk, un [2]string
+		for k, on := range []bool{false, true} {
+			unpackThrottleOn = on
+			lst, err := listingArch(archAMD64, opt.Compile(tc.ty), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := strings.Index(lst, "\nunpack ")
+			pk[k], un[k] = lst[strings.Index(lst, "\n"):i], lst[i:] // the first line counts the bytes
+		}
+		if pk[0] != pk[1] {
+			t.Errorf("%v: the rule changed the pack code", tc.ty)
+		}
+		n0, n1 := len(store.FindAllString(un[0], -1)), len(store.FindAllString(un[1], -1))
+		want := n0
+		if tc.rule {
+			want = n0 * (1 + unpackThrottleRepeats)
+		}
+		if n0 == 0 || n1 != want {
+			t.Errorf("%v: %d scalar stores with the rule, %d without, want %d with\n%s", tc.ty, n1, n0, want, un[1])
+		}
+	}
+	unpackThrottleOn = true
+	r := rand.New(rand.NewPCG(4, 5))
+	for _, ty := range []*datatype.Type{col, dbl} {
+		p := opt.Compile(ty)
+		for _, vec := range vecs() {
+			c, err := compileVec(p, vec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, count := range []int64{1, 3} {
+				size, _ := ty.PackSize(count)
+				check(t, r, ty, p, c, count, []int64{0, size / 3})
+			}
+		}
+	}
+}

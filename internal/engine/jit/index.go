@@ -2,6 +2,7 @@ package jit
 
 import (
 	"encoding/binary"
+	"os"
 
 	"github.com/ddtlab/ddt/dame"
 )
@@ -133,7 +134,8 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 	W := int64(g.vec)
 	mo32 := g.d32(mo)
 	var done []int
-	if W == 64 {
+	masked := W == 64 && varMasked
+	if masked {
 		// up to 128 bytes: two masked loads and stores of exactly rl
 		// bytes, the masks from a table (AVX-512: the masked-off bytes are
 		// neither read nor written); no branch on the length
@@ -160,7 +162,7 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 		g.a.cmpImm(rl, int32(W))
 	}
 	small := -1
-	if W != 64 {
+	if !masked {
 		small = g.a.jcc(condB, -1)
 	}
 	// rl >= W: RDX from 0 while below RAX = rl-W, then one move at RAX
@@ -174,7 +176,7 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 	g.a.jmp(loop)
 	g.a.patch(last, g.a.pc())
 	g.vecAt(W, rm, mo32, rax)
-	if W == 64 {
+	if masked {
 		g.a.patch(done[0], g.a.pc())
 		g.a.addRR(rsi, rl)
 		return
@@ -196,6 +198,16 @@ func (g *gen) varBlock(rm reg, mo int64, rl reg) {
 	}
 	g.a.addRR(rsi, rl)
 }
+
+// varMasked lets varBlock move blocks of up to 128 bytes by masked
+// 64-byte moves. Not on AMD's cores: there L6 L (blocks of random length
+// at random places; the library preloaded, 3 processes each) packed at
+// 0.90x and unpacked at 0.95x of MPICH's speed with them and at 1.31x and
+// 1.58x with 32-byte vectors and no masks (DDT_JIT_VEC=32), against Open
+// MPI 0.75x / 0.70x and 1.27x / 1.35x (2026-11-27, an AMD EPYC of family
+// 26). DDT_JIT_VARMASK=0 turns them off elsewhere too (a variable for
+// tests).
+var varMasked = !hostAMD() && os.Getenv("DDT_JIT_VARMASK") != "0"
 
 // kVar and kVar+1 are the opmask registers of varBlock's masked moves
 // (compaction uses K1-K4).

@@ -67,3 +67,46 @@ func TestUnpackThrottle(t *testing.T) {
 		}
 	}
 }
+
+// TestVarMasked checks varBlock with and without its masked moves
+// (varMasked, off on AMD's cores): an index list of blocks of 1 to 200
+// bytes, long enough to run on the table loop, has masked stores in its
+// 64-byte code exactly when they are on, and moves what the reference
+// engine moves either way, at every vector width.
+func TestVarMasked(t *testing.T) {
+	defer func(on bool) { varMasked = on }(varMasked)
+	r := rand.New(rand.NewPCG(9, 10))
+	n := 300
+	lens, disps := make([]int64, n), make([]int64, n)
+	var d int64
+	for i := range n {
+		lens[i] = 1 + r.Int64N(200)
+		disps[i] = d + r.Int64N(64)
+		d = disps[i] + lens[i]
+	}
+	ty := typeMust(t)(datatype.Indexed(lens, disps, datatype.Of(datatype.Byte)))
+	p := opt.Compile(ty)
+	for _, on := range []bool{true, false} {
+		varMasked = on
+		lst, err := listingArch(archAMD64, p, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(lst, "vmovdqu8 [") && strings.Contains(lst, "kmovq"); got != on {
+			t.Errorf("varMasked %v: masked stores in the code: %v\n%s", on, got, lst)
+		}
+		if !supported {
+			continue
+		}
+		for _, vec := range vecs() {
+			c, err := compileVec(p, vec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, count := range []int64{1, 2} {
+				size, _ := ty.PackSize(count)
+				check(t, r, ty, p, c, count, []int64{0, size / 2})
+			}
+		}
+	}
+}

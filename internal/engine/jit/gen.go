@@ -346,11 +346,30 @@ var alignBlockMin = envInt("DDT_JIT_ALIGNMIN", 512)
 // and 1.01-1.14x (unpack), of 8 KiB 0.99-1.15x, runs of 192 KiB
 // 1.01-1.06x; with the threshold at 1 or 2 KiB, unpack of rows of
 // 1,024-2,896 bytes ran at 0.68-0.92x. DDT_JIT_REPMIN=bytes sets it.
-var repBlockMin = envInt("DDT_JIT_REPMIN", 4096)
+// On AMD's cores it is 2 KiB (glibc's memcpy there switches at 2,112
+// bytes): MILC_su3_zd M's blocks of 3,072 bytes, the library preloaded,
+// 3 processes each, packed and unpacked at 0.82/0.75x of Open MPI's
+// speed with the vector loop and 1.05/1.08x with REP MOVSB (not aligned,
+// below), MPICH 3.85/4.76x and 4.57/7.39x; L5a M's rows of 2,896 bytes
+// 1.01/0.98x and 1.01/1.00x (2026-11-27, an AMD EPYC of family 26).
+var repBlockMin = envInt("DDT_JIT_REPMIN", repMinDefault())
+
+func repMinDefault() int64 {
+	if hostAMD() {
+		return 2048
+	}
+	return 4096
+}
 
 // repAlign: blockRep aligns the destination to a line before its REP
-// MOVSB (DDT_JIT_REPALIGN=0 turns it off, for measurements).
-var repAlign = os.Getenv("DDT_JIT_REPALIGN") != "0"
+// MOVSB (DDT_JIT_REPALIGN=0 turns it off, =1 on, for measurements). Not
+// on AMD's cores, where the plain REP MOVSB ran faster on every long-row
+// cell tried (the library preloaded, 3 processes each, pack/unpack
+// against Open MPI): L5a L 0.88/0.89x aligned, 1.04/1.05x not; WRF_y_vec
+// L 0.93/0.94x and 1.04/1.03x; FFT2D.send L 0.97/0.91x and 1.03/1.06x;
+// NAS_MG_y L 1.01/1.00x and 1.04/1.04x; against MPICH L5a L 1.08/1.26x
+// and 1.32/1.33x (2026-11-27).
+var repAlign = os.Getenv("DDT_JIT_REPALIGN") == "1" || os.Getenv("DDT_JIT_REPALIGN") != "0" && !hostAMD()
 
 // blockRep copies the L bytes of a long block with REP MOVSB, which takes
 // its operands in RSI, RDI and RCX: those three are saved in pool

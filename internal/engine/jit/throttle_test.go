@@ -110,3 +110,24 @@ func TestVarMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestFarAdjacent checks farPrefetchMinStride: WRF_x L's blocks of 12
+// bytes 64 apart (4.3 MB) unpack with PREFETCHW when the least stride is
+// a line, and without when it is more (AMD's cores).
+func TestFarAdjacent(t *testing.T) {
+	if !prefetchOn || !hostPrefW() {
+		t.Skip("DDT_JIT_PF=0 or no PREFETCHW")
+	}
+	defer func(s int64) { farPrefetchMinStride = s }(farPrefetchMinStride)
+	ty := typeMust(t)(datatype.Vector(66560, 3, 16, datatype.Of(datatype.Float)))
+	for _, s := range []int64{64, 65} {
+		farPrefetchMinStride = s
+		lst, err := listingArch(archAMD64, opt.Compile(ty), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(lst[strings.Index(lst, "\nunpack "):], "prefetchw"); got != (s == 64) {
+			t.Errorf("least stride %d: prefetches in the unpack code: %v", s, got)
+		}
+	}
+}

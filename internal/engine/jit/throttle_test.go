@@ -53,17 +53,27 @@ func TestUnpackThrottle(t *testing.T) {
 	}
 	unpackThrottleOn = true
 	r := rand.New(rand.NewPCG(4, 5))
-	for _, ty := range []*datatype.Type{col, dbl} {
-		p := opt.Compile(ty)
-		for _, vec := range vecs() {
-			c, err := compileVec(p, vec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, count := range []int64{1, 3} {
-				size, _ := ty.PackSize(count)
-				check(t, r, ty, p, c, count, []int64{0, size / 3})
-			}
+	checkVecs(t, r, col, 1, 3)
+	checkVecs(t, r, dbl, 1, 3)
+}
+
+// checkVecs compiles ty's program at every vector width this machine
+// runs and checks each count of instances against the reference engine
+// (check), whole and cut at a third; nothing where no code is generated.
+func checkVecs(t *testing.T, r *rand.Rand, ty *datatype.Type, counts ...int64) {
+	t.Helper()
+	if !supported {
+		return
+	}
+	p := opt.Compile(ty)
+	for _, vec := range vecs() {
+		c, err := compileVec(p, vec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, count := range counts {
+			size, _ := ty.PackSize(count)
+			check(t, r, ty, p, c, count, []int64{0, size / 3})
 		}
 	}
 }
@@ -95,19 +105,7 @@ func TestVarMasked(t *testing.T) {
 		if got := strings.Contains(lst, "vmovdqu8 [") && strings.Contains(lst, "kmovq"); got != on {
 			t.Errorf("varMasked %v: masked stores in the code: %v\n%s", on, got, lst)
 		}
-		if !supported {
-			continue
-		}
-		for _, vec := range vecs() {
-			c, err := compileVec(p, vec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, count := range []int64{1, 2} {
-				size, _ := ty.PackSize(count)
-				check(t, r, ty, p, c, count, []int64{0, size / 2})
-			}
-		}
+		checkVecs(t, r, ty, 1, 2)
 	}
 }
 

@@ -217,7 +217,8 @@ int32_t ddt_tset_pipe(uintptr_t key, int which, int32_t v) {
 #if defined(__x86_64__)
 // jit_call runs generated code (see ddt.Committed.NativeCode) on n
 // instances: Go's register ABI, RCX the count, RDI the memory, RSI the
-// packed bytes, R8 and X15 zero; it may change every register but RSP,
+// packed bytes, R8 b0 (a listed block entry's first block, a step's; 0
+// for whole-message entries), X15 zero; it may change every register but RSP,
 // RBP and R14, and the call steps over the red zone of this frame.
 static void jit_call(uintptr_t fn, int64_t n, uintptr_t mem, uintptr_t pk, int64_t b0) {
 	register int64_t r8 __asm__("r8") = b0;

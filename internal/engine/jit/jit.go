@@ -35,7 +35,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -743,10 +742,11 @@ func (c *Code) Steps() (pack, unpack []host.Step, ok bool) {
 }
 
 // per is how many units one call moves: chunk, or all of them when
-// recording.
+// recording (1<<62: more than any count, and a first unit plus it does
+// not overflow).
 func (w *walker) per(chunk int64) int64 {
 	if w.rec != nil {
-		return math.MaxInt64
+		return 1 << 62
 	}
 	return chunk
 }

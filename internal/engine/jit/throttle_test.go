@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"errors"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -68,6 +69,10 @@ func checkVecs(t *testing.T, r *rand.Rand, ty *datatype.Type, counts ...int64) {
 	p := opt.Compile(ty)
 	for _, vec := range vecs() {
 		c, err := compileVec(p, vec)
+		if errors.Is(err, ErrUnsupported) && hostArch == archARM64 {
+			t.Logf("%v: %v", ty, err) // the arm64 generator's lists are shorter
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

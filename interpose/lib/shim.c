@@ -273,9 +273,9 @@ static void run_steps(const ddt_step *s, int32_t ns, int pack, int64_t count, in
 	char *mem, char *pk) {}
 #endif
 
-// has_native reports whether the C layer has the type's generated code
-// (entries or steps), so that it no longer asks the Go side for it.
-static inline int has_native(const ddt_tinfo *ti) { return ti->nat.pack || ti->nat.nsteps[0]; }
+// has_native reports whether nat holds a type's generated code (entries
+// or steps): the C layer then no longer asks the Go side for it.
+static inline int has_native(const ddt_native *nat) { return nat->pack || nat->nsteps[0]; }
 
 // one_run reports whether count instances of ti are one run of *bytes
 // bytes, which a memcpy moves faster than any call into Go. (No division
@@ -335,8 +335,8 @@ int64_t ddt_pack(const ddt_tinfo *ti, const void *src, int64_t count, void *dst,
 	}
 	uintptr_t key = ti->key;
 	ddt_native nat = {0};
-	int64_t k = ddtgoPack(ti->pin, (void *)src, count, dst, room, has_native(ti) ? NULL : &nat);
-	if (nat.pack || nat.nsteps[0]) tset_native(key, &nat);
+	int64_t k = ddtgoPack(ti->pin, (void *)src, count, dst, room, has_native(&ti->nat) ? NULL : &nat);
+	if (has_native(&nat)) tset_native(key, &nat);
 	return k;
 }
 
@@ -366,8 +366,8 @@ int64_t ddt_unpack(const ddt_tinfo *ti, const void *src, int64_t n, void *dst, i
 	}
 	uintptr_t key = ti->key;
 	ddt_native nat = {0};
-	int64_t k = ddtgoUnpack(ti->pin, (void *)src, n, dst, count, has_native(ti) ? NULL : &nat);
-	if (nat.pack || nat.nsteps[0]) tset_native(key, &nat);
+	int64_t k = ddtgoUnpack(ti->pin, (void *)src, n, dst, count, has_native(&ti->nat) ? NULL : &nat);
+	if (has_native(&nat)) tset_native(key, &nat);
 	return k;
 }
 

@@ -1210,6 +1210,10 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 	defer func(r int, n int64) { g.rep, g.nest = r, n }(g.rep, g.nest)
 	g.rep = g.throttleOf(c, stride, count)
 	g.nest = sat(max(g.nest, 1), count) // c's nodes run count times as often
+	if T := g.tileOf(c, stride, count); T > 1 {
+		g.tileLoop(count, stride, T, c, mb, mo)
+		return
+	}
 	cc := g.cost(c)
 	if sat(count, cc) <= unrollMoves {
 		if g.gathers(c, stride) {
@@ -1312,6 +1316,9 @@ func (g *gen) entry(c *dame.Node, stride int64) int {
 			g.addConst(rdi, k*stride)
 		})
 		g.ret()
+	}
+	if T := g.tileOf(c, stride, total); T > 1 {
+		g.tileEntry(c, stride, T)
 	}
 	if farUnits && total < 0 && g.pf == 0 && !g.pack && g.pfw && farElement(c, stride) {
 		// the far rule at run time (farUnits): RCX units spanning

@@ -49,6 +49,9 @@ type cnode struct {
 	// sorted, for kGather and kIndexF, is the displacement-sorted order
 	// whole-instance unpacks write in (dame.UnpackOrder), or nil
 	sorted *dame.Sorted
+	// scattered, for kGather, is set where pack prefetches blocks ahead
+	// (scatteredPack)
+	scattered bool
 }
 
 // Compiled runs a program with kernels chosen per primitive by its shape
@@ -98,7 +101,11 @@ func (c *cnode) dump(b *strings.Builder, d int, seen map[*cnode]bool) {
 	case kVecF:
 		indent(b, d, "%s n=%d stride=%d L=%d", name, c.count, c.stride, c.L)
 	case kGather:
-		indent(b, d, "%s n=%d L=%d%s", name, len(c.offs), c.L, c.sortedNote())
+		pf := ""
+		if c.scattered {
+			pf = " pack=prefetched"
+		}
+		indent(b, d, "%s n=%d L=%d%s%s", name, len(c.offs), c.L, pf, c.sortedNote())
 	case kIndexF:
 		indent(b, d, "%s n=%d unit=%d%s", name, len(c.offs), c.L, c.sortedNote())
 	case kMoves:
@@ -195,6 +202,7 @@ func compile1(n *dame.Node, lv Level, memo map[*dame.Node]*cnode) *cnode {
 			return c
 		}
 		c.sorted = sortRule.UnpackOrder(n)
+		c.scattered = scatterKernel && lv > LevelGo && scatteredPack(c.L) && dame.Scattered(n)
 		return c
 	case n.Op == dame.Index && leafChild:
 		// the kernels scale the block lengths by the child's size: no
@@ -429,6 +437,10 @@ func sortedWords[W any](m, p unsafe.Pointer, ds, ps []int64) {
 // offs (a run of its list) from m+mo, packed from p+po on, with the
 // widest kernel that applies.
 func (c *cnode) gatherBlocks(pack bool, m unsafe.Pointer, mo int, p unsafe.Pointer, po int, offs []int64) {
+	if pack && c.scattered {
+		gatherScattered(at(p, po), m, mo, offs, c.L)
+		return
+	}
 	if c.lv > LevelGo && !wordGather(c.L) {
 		if pack {
 			gatherFixed(c.lv, at(p, po), m, mo, offs, c.L)

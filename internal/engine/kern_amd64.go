@@ -37,6 +37,21 @@ func stridedAVX2(d unsafe.Pointer, ds int, s unsafe.Pointer, ss int, n, L int)
 //go:noescape
 func gather8AVX2(d, s unsafe.Pointer, ss, n int)
 
+//go:noescape
+func gatherPF(p, m unsafe.Pointer, mo int, offs *int64, n, L, dist int)
+
+// scatterKernel reports that gatherScattered prefetches (kern_pf_amd64.s).
+const scatterKernel = true
+
+// gatherScattered packs the blocks of L bytes (4, 8, 16 or 24) at
+// m+mo+offs[i] one after the other at p, each prefetching the block
+// scatterDist entries on (kern_pf_amd64.s).
+func gatherScattered(p, m unsafe.Pointer, mo int, offs []int64, L int) {
+	if len(offs) > 0 {
+		gatherPF(p, m, mo, &offs[0], len(offs), L, scatterDist)
+	}
+}
+
 // cpuLevel is the CPU's kernel level (host.CPU.Level: 2 for AVX-512 F,
 // BW and VL with BMI2, 1 for AVX2, 0 otherwise).
 func cpuLevel() int { return host.CPU.Level() }

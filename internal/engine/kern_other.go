@@ -62,3 +62,12 @@ func scatterFixed(_ Level, m unsafe.Pointer, mo int, p unsafe.Pointer, offs []in
 func gather8(_ Level, d, s unsafe.Pointer, ss, n int) {
 	lineW[uint64](d, 0, 8, s, 0, ss, n)
 }
+
+// scatterKernel reports that gatherScattered prefetches: not here.
+const scatterKernel = false
+
+// gatherScattered packs the blocks of L bytes at m+mo+offs[i] one after
+// the other at p (the Go loop: no prefetches here).
+func gatherScattered(p, m unsafe.Pointer, mo int, offs []int64, L int) {
+	gather(p, 0, m, mo, offs, L)
+}

@@ -1,0 +1,139 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// PF_AHEAD prefetches the block whose offset R11 points at (from R13)
+// and advances R11 to the next entry. Clobbers AX.
+#define PF_AHEAD \
+	MOVQ       (R11), AX \
+	PREFETCHT0 (R13)(AX*1) \
+	ADDQ       $8, R11
+
+// func gatherPF(p, m unsafe.Pointer, mo int, offs *int64, n, L, dist int)
+//
+// Packs n blocks of L bytes (4, 8, 16 or 24): block i at m+mo+offs[i] goes
+// to p+i*L. While dist or more blocks are left, each block also
+// prefetches (PREFETCHT0) the block dist entries on; the last dist blocks
+// run without. (m+mo alone may lie outside m's object; only block
+// addresses are formed, and a prefetch never faults.)
+TEXT ·gatherPF(SB), NOSPLIT, $0-56
+	MOVQ p+0(FP), DI
+	MOVQ m+8(FP), R13
+	ADDQ mo+16(FP), R13
+	MOVQ offs+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ L+40(FP), R9
+	MOVQ dist+48(FP), R10
+	LEAQ (BX)(R10*8), R11
+	MOVQ CX, R12
+	SUBQ R10, R12        // blocks with a prefetch
+	JLE  nopf
+	SUBQ R12, CX         // blocks left after them
+	CMPQ R9, $4
+	JEQ  pf4
+	CMPQ R9, $8
+	JEQ  pf8
+	CMPQ R9, $16
+	JEQ  pf16
+
+pf24:
+	PF_AHEAD
+	MOVQ   (BX), SI
+	MOVUPS (R13)(SI*1), X0
+	MOVQ   16(R13)(SI*1), AX
+	MOVUPS X0, (DI)
+	MOVQ   AX, 16(DI)
+	ADDQ   $8, BX
+	ADDQ   $24, DI
+	DECQ   R12
+	JNZ    pf24
+	JMP    rest
+
+pf16:
+	PF_AHEAD
+	MOVQ   (BX), SI
+	MOVUPS (R13)(SI*1), X0
+	MOVUPS X0, (DI)
+	ADDQ   $8, BX
+	ADDQ   $16, DI
+	DECQ   R12
+	JNZ    pf16
+	JMP    rest
+
+pf8:
+	PF_AHEAD
+	MOVQ (BX), SI
+	MOVQ (R13)(SI*1), AX
+	MOVQ AX, (DI)
+	ADDQ $8, BX
+	ADDQ $8, DI
+	DECQ R12
+	JNZ  pf8
+	JMP  rest
+
+pf4:
+	PF_AHEAD
+	MOVQ (BX), SI
+	MOVL (R13)(SI*1), AX
+	MOVL AX, (DI)
+	ADDQ $8, BX
+	ADDQ $4, DI
+	DECQ R12
+	JNZ  pf4
+	JMP  rest
+
+nopf:
+rest:
+	// the CX blocks left, without prefetches
+	TESTQ CX, CX
+	JLE   done
+	CMPQ  R9, $4
+	JEQ  r4
+	CMPQ R9, $8
+	JEQ  r8
+	CMPQ R9, $16
+	JEQ  r16
+
+r24:
+	MOVQ   (BX), SI
+	MOVUPS (R13)(SI*1), X0
+	MOVQ   16(R13)(SI*1), AX
+	MOVUPS X0, (DI)
+	MOVQ   AX, 16(DI)
+	ADDQ   $8, BX
+	ADDQ   $24, DI
+	DECQ   CX
+	JNZ    r24
+	RET
+
+r16:
+	MOVQ   (BX), SI
+	MOVUPS (R13)(SI*1), X0
+	MOVUPS X0, (DI)
+	ADDQ   $8, BX
+	ADDQ   $16, DI
+	DECQ   CX
+	JNZ    r16
+	RET
+
+r8:
+	MOVQ (BX), SI
+	MOVQ (R13)(SI*1), AX
+	MOVQ AX, (DI)
+	ADDQ $8, BX
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  r8
+	RET
+
+r4:
+	MOVQ (BX), SI
+	MOVL (R13)(SI*1), AX
+	MOVL AX, (DI)
+	ADDQ $8, BX
+	ADDQ $4, DI
+	DECQ CX
+	JNZ  r4
+
+done:
+	RET

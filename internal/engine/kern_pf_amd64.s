@@ -9,6 +9,38 @@
 	PREFETCHT0 (R13)(AX*1) \
 	ADDQ       $8, R11
 
+// MOVEn moves the block of n bytes whose offset BX points at (from R13)
+// to DI and advances BX and DI. Clobbers AX, SI and X0.
+#define MOVE4 \
+	MOVQ (BX), SI \
+	MOVL (R13)(SI*1), AX \
+	MOVL AX, (DI) \
+	ADDQ $8, BX \
+	ADDQ $4, DI
+
+#define MOVE8 \
+	MOVQ (BX), SI \
+	MOVQ (R13)(SI*1), AX \
+	MOVQ AX, (DI) \
+	ADDQ $8, BX \
+	ADDQ $8, DI
+
+#define MOVE16 \
+	MOVQ   (BX), SI \
+	MOVUPS (R13)(SI*1), X0 \
+	MOVUPS X0, (DI) \
+	ADDQ   $8, BX \
+	ADDQ   $16, DI
+
+#define MOVE24 \
+	MOVQ   (BX), SI \
+	MOVUPS (R13)(SI*1), X0 \
+	MOVQ   16(R13)(SI*1), AX \
+	MOVUPS X0, (DI) \
+	MOVQ   AX, 16(DI) \
+	ADDQ   $8, BX \
+	ADDQ   $24, DI
+
 // func gatherPF(p, m unsafe.Pointer, mo int, offs *int64, n, L, dist int)
 //
 // Packs n blocks of L bytes (4, 8, 16 or 24): block i at m+mo+offs[i] goes
@@ -27,7 +59,7 @@ TEXT ·gatherPF(SB), NOSPLIT, $0-56
 	LEAQ (BX)(R10*8), R11
 	MOVQ CX, R12
 	SUBQ R10, R12        // blocks with a prefetch
-	JLE  nopf
+	JLE  rest
 	SUBQ R12, CX         // blocks left after them
 	CMPQ R9, $4
 	JEQ  pf4
@@ -38,100 +70,62 @@ TEXT ·gatherPF(SB), NOSPLIT, $0-56
 
 pf24:
 	PF_AHEAD
-	MOVQ   (BX), SI
-	MOVUPS (R13)(SI*1), X0
-	MOVQ   16(R13)(SI*1), AX
-	MOVUPS X0, (DI)
-	MOVQ   AX, 16(DI)
-	ADDQ   $8, BX
-	ADDQ   $24, DI
-	DECQ   R12
-	JNZ    pf24
-	JMP    rest
+	MOVE24
+	DECQ R12
+	JNZ  pf24
+	JMP  rest
 
 pf16:
 	PF_AHEAD
-	MOVQ   (BX), SI
-	MOVUPS (R13)(SI*1), X0
-	MOVUPS X0, (DI)
-	ADDQ   $8, BX
-	ADDQ   $16, DI
-	DECQ   R12
-	JNZ    pf16
-	JMP    rest
+	MOVE16
+	DECQ R12
+	JNZ  pf16
+	JMP  rest
 
 pf8:
 	PF_AHEAD
-	MOVQ (BX), SI
-	MOVQ (R13)(SI*1), AX
-	MOVQ AX, (DI)
-	ADDQ $8, BX
-	ADDQ $8, DI
+	MOVE8
 	DECQ R12
 	JNZ  pf8
 	JMP  rest
 
 pf4:
 	PF_AHEAD
-	MOVQ (BX), SI
-	MOVL (R13)(SI*1), AX
-	MOVL AX, (DI)
-	ADDQ $8, BX
-	ADDQ $4, DI
+	MOVE4
 	DECQ R12
 	JNZ  pf4
-	JMP  rest
 
-nopf:
 rest:
 	// the CX blocks left, without prefetches
 	TESTQ CX, CX
 	JLE   done
 	CMPQ  R9, $4
-	JEQ  r4
-	CMPQ R9, $8
-	JEQ  r8
-	CMPQ R9, $16
-	JEQ  r16
+	JEQ   r4
+	CMPQ  R9, $8
+	JEQ   r8
+	CMPQ  R9, $16
+	JEQ   r16
 
 r24:
-	MOVQ   (BX), SI
-	MOVUPS (R13)(SI*1), X0
-	MOVQ   16(R13)(SI*1), AX
-	MOVUPS X0, (DI)
-	MOVQ   AX, 16(DI)
-	ADDQ   $8, BX
-	ADDQ   $24, DI
-	DECQ   CX
-	JNZ    r24
+	MOVE24
+	DECQ CX
+	JNZ  r24
 	RET
 
 r16:
-	MOVQ   (BX), SI
-	MOVUPS (R13)(SI*1), X0
-	MOVUPS X0, (DI)
-	ADDQ   $8, BX
-	ADDQ   $16, DI
-	DECQ   CX
-	JNZ    r16
+	MOVE16
+	DECQ CX
+	JNZ  r16
 	RET
 
 r8:
-	MOVQ (BX), SI
-	MOVQ (R13)(SI*1), AX
-	MOVQ AX, (DI)
-	ADDQ $8, BX
-	ADDQ $8, DI
+	MOVE8
 	DECQ CX
 	JNZ  r8
 	RET
 
 r4:
-	MOVQ (BX), SI
-	MOVL (R13)(SI*1), AX
-	MOVL AX, (DI)
-	ADDQ $8, BX
-	ADDQ $4, DI
+	MOVE4
 	DECQ CX
 	JNZ  r4
 

@@ -929,6 +929,17 @@ func (g *gen) rebase(mb reg, mo int64) reg {
 	return r
 }
 
+// setAddr sets r to the address mb+mo (through a 64-bit constant when mo
+// is far).
+func (g *gen) setAddr(r, mb reg, mo int64) {
+	if far(mo) {
+		g.a.movImm64(r, mo)
+		g.a.addRR(r, mb)
+		return
+	}
+	g.a.lea(r, at(mb, int32(mo)))
+}
+
 // addConst adds v to r: an immediate when it fits 32 bits, else through
 // RAX (scratch between moves).
 func (g *gen) addConst(r reg, v int64) {
@@ -1240,12 +1251,7 @@ func (g *gen) loop(count, stride int64, c *dame.Node, mb reg, mo int64) {
 	}
 	g.flush()
 	rm, rc := g.alloc(), g.alloc()
-	if far(mo) {
-		g.a.movImm64(rm, mo)
-		g.a.addRR(rm, mb)
-	} else {
-		g.a.lea(rm, at(mb, int32(mo)))
-	}
+	g.setAddr(rm, mb, mo)
 	g.counted(c, rm, rc, stride, count-tail, u, tail > 0)
 	if tail > 0 {
 		g.pf = 0

@@ -124,12 +124,7 @@ func (g *gen) tileRows(c *dame.Node, rm reg, T int64) {
 func (g *gen) tileLoop(count, stride, T int64, c *dame.Node, mb reg, mo int64) {
 	g.flush()
 	rm, rg := g.alloc(), g.alloc()
-	if far(mo) {
-		g.a.movImm64(rm, mo)
-		g.a.addRR(rm, mb)
-	} else {
-		g.a.lea(rm, at(mb, int32(mo)))
-	}
+	g.setAddr(rm, mb, mo)
 	g.a.movImm(rg, g.d32(count/T))
 	top := g.a.pc()
 	g.tileRows(c, rm, T)

@@ -5,8 +5,8 @@ package dame
 // atoms of 24 bytes picked at random from 25 MB) miss the caches on
 // nearly every block, and a loop over them keeps only as many misses in
 // flight as the core's queues allow. The compiled engine's pack
-// prefetches the block a fixed number of entries ahead there
-// (internal/engine); Scattered is its rule. (The native code's unrolled
+// prefetches the block a fixed number of entries ahead there on AMD's
+// cores (internal/engine); Scattered is its rule. (The native code's unrolled
 // table loop measured no gain from the same prefetches.)
 
 // Bounds of Scattered.

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"unsafe"
+
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
 // The moves below work on a base pointer plus a byte offset, so that no
@@ -332,14 +334,21 @@ func transpose4[W uint32 | uint64](pack bool, m unsafe.Pointer, mo, rs int, p un
 // MPI_Pack benchmarks run this kernel: in the library preloaded on MPICH
 // (three processes each, PMPI time / library time) SPECFEM3D_oc L's pack
 // went from 0.68x to 1.46-1.49x of MPICH's speed, LAMMPS_atomic.send L's
-// from 0.81x to 1.09x. DDT_LISTPF=N sets the distance (0 turns the
-// kernel off; for measurements).
+// from 0.81x to 1.09x. Only AMD's cores were measured: on the Intel Xeon
+// the project measured before, more misses in flight on far-apart
+// elements ran slower (page walks; see the jit's throttleOf), so the
+// kernel is AMD's only unless DDT_LISTPF is set. DDT_LISTPF=N sets the
+// distance (0 turns the kernel off; for measurements).
 var scatterDist = envDist("DDT_LISTPF", 128)
+
+// scatterOn is the kernel's switch (a variable for tests): AMD's cores,
+// or DDT_LISTPF set, and a distance above 0.
+var scatterOn = scatterDist > 0 && (host.CPU.AMD || os.Getenv("DDT_LISTPF") != "")
 
 // scatteredPack reports whether pack of blocks of L bytes takes the
 // prefetching kernel where dame.Scattered holds.
 func scatteredPack(L int) bool {
-	return scatterDist > 0 && (L == 4 || L == 8 || L == 16 || L == 24)
+	return scatterOn && (L == 4 || L == 8 || L == 16 || L == 24)
 }
 
 // envDist is the distance in environment variable k: 0 to 1024, else def.

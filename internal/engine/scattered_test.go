@@ -12,13 +12,15 @@ import (
 )
 
 // TestScatteredPack: lists of small blocks in random order over more
-// than dame.ScatterMinSpan pack with the prefetching kernel (the plan
-// says so) and exactly as the reference engine packs them, whole and in
+// than dame.ScatterMinSpan pack with the prefetching kernel when it is on
+// (the plan says so) and exactly as the reference engine packs them, whole and in
 // pieces, for each block size the kernel takes (4, 8, 16 and 24 bytes);
 // 12-byte blocks (the rule holds, the kernel does not take them) and
 // the same lists in memory order, over a narrow span or one block short
 // keep the plain kernels.
 func TestScatteredPack(t *testing.T) {
+	defer func(on bool) { scatterOn = on }(scatterOn)
+	scatterOn = true // whatever the vendor: the kernel runs where asked
 	fl, db := datatype.Of(datatype.Float), datatype.Of(datatype.Double)
 	wide := int64(dame.ScatterMinSpan/dame.ScatterMinBlocks) + 64 // spans just over the bound
 	inOrder := func(n int, gap int64, old *datatype.Type) *datatype.Type {

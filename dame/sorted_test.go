@@ -60,3 +60,23 @@ func BenchmarkSortedIndex(b *testing.B) {
 		}
 	})
 }
+
+// TestHostSortRule: Intel's cores keep DefaultSortRule; on AMD's the rule
+// fires nowhere, not even on a list the default rule sorts.
+func TestHostSortRule(t *testing.T) {
+	n := &Node{Op: BlockIndex, Blocklen: 1, Child: &Node{Op: ContigFinal, Size: 8, Extent: 8}}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, p := range r.Perm(16384) {
+		n.Disps = append(n.Disps, int64(p)*16) // 8-byte blocks 16 bytes apart over 256 KiB
+	}
+	n.Size = 8 * int64(len(n.Disps))
+	if !DefaultSortRule.Fires(n) || DefaultSortRule.UnpackOrder(n) == nil {
+		t.Fatal("the default rule does not sort the test's list")
+	}
+	if !HostSortRule(false).Fires(n) {
+		t.Error("Intel's rule does not sort the list")
+	}
+	if off := HostSortRule(true); off.Fires(n) || off.UnpackOrder(n) != nil {
+		t.Error("AMD's rule sorts the list")
+	}
+}

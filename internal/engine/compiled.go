@@ -11,11 +11,13 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"unsafe"
 
 	"github.com/ddtlab/ddt/dame"
+	"github.com/ddtlab/ddt/internal/engine/host"
 )
 
 type kind uint8
@@ -137,8 +139,9 @@ func (c *cnode) dump(b *strings.Builder, d int, seen map[*cnode]bool) {
 }
 
 // sortRule is the displacement-sorting rule the plans apply (tests lower
-// its thresholds to exercise the sorted path).
-var sortRule = dame.DefaultSortRule
+// its thresholds to exercise the sorted path): dame.HostSortRule, none on
+// AMD's cores unless DDT_SORT=1 (for measurements).
+var sortRule = dame.HostSortRule(host.CPU.AMD && os.Getenv("DDT_SORT") != "1")
 
 func (c *cnode) sortedNote() string {
 	if c.sorted == nil {

@@ -174,6 +174,9 @@ func BenchmarkSortedUnpack(b *testing.B) {
 // engine (whose plan sorts; native code keeps list order), and unpack
 // equals the reference engine's, whole and in pieces.
 func TestDefaultSortRule(t *testing.T) {
+	// the rule Intel's cores apply, whatever this host (dame.HostSortRule)
+	defer func(r dame.SortRule) { sortRule = r }(sortRule)
+	sortRule = dame.DefaultSortRule
 	db := datatype.Of(datatype.Double)
 	inOrder, err := datatype.Vector(16384, 1, 4, db)
 	if err != nil {

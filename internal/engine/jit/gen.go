@@ -999,8 +999,9 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 }
 
 // sortRule is the displacement-sorting rule of unpack (a variable for
-// tests, which lower its bounds): the compiled engine's (dame.SortRule).
-var sortRule = dame.DefaultSortRule
+// tests, which lower its bounds): the compiled engine's
+// (dame.HostSortRule; none on AMD's cores unless DDT_SORT=1).
+var sortRule = dame.HostSortRule(hostAMD() && os.Getenv("DDT_SORT") != "1")
 
 // sortedList emits the unpack of all blocks of the BlockIndex n, whose
 // sorted order st is (sortRule): a loop over a table of (displacement,

@@ -335,8 +335,31 @@ func (g *gen) block(mb reg, mo, L int64) {
 // "Long blocks"), with repBlockMin: pack of strided rows of 776 bytes
 // 1.03-1.21x as fast, 1,032 bytes 1.07-1.09x, 2,896 (L5a M) 1.05-1.16x,
 // rows of 408, 520, 1,024 and 4,096 bytes 0.97-1.05x; unpack is not
-// changed. DDT_JIT_ALIGNMIN=bytes sets it (for measurements).
-var alignBlockMin = envInt("DDT_JIT_ALIGNMIN", 512)
+// changed. DDT_JIT_ALIGNMIN=bytes sets it (for measurements). On AMD's
+// cores it is off (alignMinDefault).
+var alignBlockMin = envInt("DDT_JIT_ALIGNMIN", alignMinDefault())
+
+// alignMinDefault is alignBlockMin: 512 bytes, or no block at all on
+// AMD's cores, where the plain loop of unaligned 64-byte stores packed
+// as fast or faster. Measured on an AMD EPYC of family 26 (2026-11-27):
+// TestABAlign (1 MB of rows, samples interleaved) aligned / plain 0.96-0.98x
+// on rows of 520 to 1,544 bytes and 0.98-1.02x on the others; in the
+// library preloaded (3 processes per setting, PMPI time / library time)
+// NAS_MG_z M's pack (64 rows of 1 KiB, 1,040 bytes apart) 0.97x of Open
+// MPI's speed aligned and 1.27-1.28x plain, 2.20-2.22x and 2.88x of
+// MPICH's; L5a M, L5b M, MILC_su3_zd M, NAS_MG_x/y M within 0.02 either
+// way; `ddt bench --type` on NAS_MG_z M's rows 74 GB/s aligned, 93 plain.
+// Over the cells whose code changes (5 rounds, old and new library in one
+// run): NAS_MG_z M pack 0.98-0.99x -> 1.26-1.28x of Open MPI, L5b L 1.06x
+// -> 1.25x and 2.62x -> 3.35x of MPICH; MILC_su3_zd S (16 blocks of 768
+// bytes) lost 7 ns of 77 (MPICH 11.6x -> 10.6-10.9x, Open MPI 1.59-1.73x
+// -> 1.50-1.64x); the others within 0.05.
+func alignMinDefault() int64 {
+	if hostAMD() {
+		return 1 << 62
+	}
+	return 512
+}
 
 // repBlockMin is the least block copied with REP MOVSB where the CPU has
 // ERMS (blockRep), pack and unpack: from about 4 KiB the CPU's string

@@ -11,7 +11,6 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"unsafe"
@@ -141,7 +140,7 @@ func (c *cnode) dump(b *strings.Builder, d int, seen map[*cnode]bool) {
 // sortRule is the displacement-sorting rule the plans apply (tests lower
 // its thresholds to exercise the sorted path): dame.HostSortRule, none on
 // AMD's cores unless DDT_SORT=1 (for measurements).
-var sortRule = dame.HostSortRule(host.CPU.AMD && os.Getenv("DDT_SORT") != "1")
+var sortRule = dame.HostSortRule(host.CPU.AMD)
 
 func (c *cnode) sortedNote() string {
 	if c.sorted == nil {

@@ -203,6 +203,17 @@ func (g *gen) tryAlloc() (reg, bool) {
 	return 0, false
 }
 
+// freeRegs is the number of pool registers not in use.
+func (g *gen) freeRegs() int {
+	n := 0
+	for _, r := range pool {
+		if !g.used[r] {
+			n++
+		}
+	}
+	return n
+}
+
 func (g *gen) free(rs ...reg) {
 	for _, r := range rs {
 		g.used[r] = false
@@ -1024,7 +1035,7 @@ func (g *gen) list(n *dame.Node, mb reg, mo int64) {
 // sortRule is the displacement-sorting rule of unpack (a variable for
 // tests, which lower its bounds): the compiled engine's
 // (dame.HostSortRule; none on AMD's cores unless DDT_SORT=1).
-var sortRule = dame.HostSortRule(hostAMD() && os.Getenv("DDT_SORT") != "1")
+var sortRule = dame.HostSortRule(hostAMD())
 
 // sortedList emits the unpack of all blocks of the BlockIndex n, whose
 // sorted order st is (sortRule): a loop over a table of (displacement,

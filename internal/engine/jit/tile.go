@@ -67,13 +67,7 @@ func (g *gen) tileOf(c *dame.Node, stride, count int64) int64 {
 	if count >= 0 && count < T {
 		return 0
 	}
-	free := 0
-	for _, r := range pool {
-		if !g.used[r] {
-			free++
-		}
-	}
-	if free < 4 { // the loop's two (loop) and the tile's two (tileRows)
+	if g.freeRegs() < 4 { // the loop's two (tileLoop) and the tile's two (tileRows)
 		return 0
 	}
 	return T

@@ -13,7 +13,8 @@
 # BUILDS: NAME=MPI[:LIB[:VAR=VALUE,...]] (MPI mpich or openmpi; LIB
 # preloaded; the variables set for both ranks); the first is the reference.
 # LAYOUTS: PREFIX:SIZES (ddtpp -f, -s). ROUNDS (3), REPS (ping-pong samples
-# per process, 24), BIND (core; none: no binding), OUT (results directory).
+# per process, 24), BIND (core; none: no binding), OUT (results directory),
+# OFFSET (ddtpp -o: where buffers start past a page boundary, 16).
 # ddtpp is built into OUT with layouts.h from cmd/ddt/internal/bench/ppgen.
 # With 5 rounds or more, `awk -v mode=pp -v builds="$BUILDS" -f
 # verdict.awk OUT/raw.tsv` tests each build against the first per layout
@@ -24,6 +25,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 ROUNDS=${ROUNDS:-3}
 REPS=${REPS:-24}
+OFFSET=${OFFSET:-16}
 BIND=${BIND:-core}
 read -r -a BL <<< "${BUILDS:?set BUILDS}"
 read -r -a LL <<< "${LAYOUTS:?set LAYOUTS}"
@@ -42,20 +44,20 @@ run() { # run NAME MPI LIB VARS PREFIX SIZES
         [ "$BIND" != none ] && e+=(-bind-to "$BIND")
         [ -n "$lib" ] && e+=(-genv LD_PRELOAD "$lib")
         for v in ${vars//,/ }; do e+=(-genv "${v%%=*}" "${v#*=}"); done
-        timeout 600 mpirun.mpich -np 2 "${e[@]}" "$OUT/ddtpp_mpich" -m pp -f "$5" -s "$6" -r "$REPS" </dev/null
+        timeout 600 mpirun.mpich -np 2 "${e[@]}" "$OUT/ddtpp_mpich" -m pp -f "$5" -s "$6" -r "$REPS" -o "$OFFSET" </dev/null
     else
         e=(-x "BENCH_IMPL=$name")
         [ "$BIND" != none ] && e+=(--bind-to "$BIND")
         [ -n "$lib" ] && e+=(-x "LD_PRELOAD=$lib")
         for v in ${vars//,/ }; do e+=(-x "$v"); done
-        timeout 600 mpirun.openmpi -np 2 "${e[@]}" "$OUT/ddtpp_openmpi" -m pp -f "$5" -s "$6" -r "$REPS" </dev/null
+        timeout 600 mpirun.openmpi -np 2 "${e[@]}" "$OUT/ddtpp_openmpi" -m pp -f "$5" -s "$6" -r "$REPS" -o "$OFFSET" </dev/null
     fi
 }
 
 {
     echo "== ppab: $(date -u '+%Y-%m-%d %H:%M UTC'), ddt $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "builds: ${BUILDS}"
-    echo "layouts: ${LAYOUTS}; rounds ${ROUNDS}, ${REPS} samples per process, bind ${BIND}"
+    echo "layouts: ${LAYOUTS}; rounds ${ROUNDS}, ${REPS} samples per process, bind ${BIND}, buffers ${OFFSET} bytes past a page"
 } > "$OUT/header.txt"
 : > "$OUT/raw.tsv"
 nb=${#BL[@]} gi=0

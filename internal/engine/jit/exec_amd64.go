@@ -62,8 +62,8 @@ const probeLen = 4
 
 // hostAMD reports whether the CPU is AMD's. The rules measured on AMD's
 // cores (an EPYC of family 26) and not on Intel's, each with its
-// measurements at its switch: unpackThrottleOn, varMasked, repMinDefault,
-// repAlign, alignMinDefault, farPrefetchMinStride, and the sort rule
-// (dame.HostSortRule); in the compiled engine, its sort rule and
-// scatterOn (internal/engine).
+// measurements at its switch: unpackThrottleOn, varMasked, varVec,
+// repMinDefault, repAlign, alignMinDefault, farPrefetchMinStride, and the
+// sort rule (dame.HostSortRule); in the compiled engine, its sort rule
+// and scatterOn (internal/engine).
 func hostAMD() bool { return host.CPU.AMD }

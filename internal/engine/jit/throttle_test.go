@@ -87,9 +87,11 @@ func checkVecs(t *testing.T, r *rand.Rand, ty *datatype.Type, counts ...int64) {
 // (varMasked, off on AMD's cores): an index list of blocks of 1 to 200
 // bytes, long enough to run on the table loop, has masked stores in its
 // 64-byte code exactly when they are on, and moves what the reference
-// engine moves either way, at every vector width.
+// engine moves either way, at every vector width. varVec is 64 here, as
+// on Intel's cores (masked moves are 64 bytes wide).
 func TestVarMasked(t *testing.T) {
-	defer func(on bool) { varMasked = on }(varMasked)
+	defer func(on bool, v int64) { varMasked, varVec = on, v }(varMasked, varVec)
+	varVec = 64
 	r := rand.New(rand.NewPCG(9, 10))
 	n := 300
 	lens, disps := make([]int64, n), make([]int64, n)
@@ -132,5 +134,38 @@ func TestFarAdjacent(t *testing.T) {
 		if got := strings.Contains(lst[strings.Index(lst, "\nunpack "):], "prefetchw"); got != (s == 64) {
 			t.Errorf("least stride %d: prefetches in the unpack code: %v", s, got)
 		}
+	}
+}
+
+// TestVarVec checks varVec, the bound on varBlock's vector width (32 on
+// AMD's cores): an index list of blocks of 1 to 200 bytes moves in
+// vectors of at most varVec bytes in its 64-byte code, and moves what the
+// reference engine moves at every bound and every code width.
+func TestVarVec(t *testing.T) {
+	defer func(on bool, v int64) { varMasked, varVec = on, v }(varMasked, varVec)
+	varMasked = false
+	r := rand.New(rand.NewPCG(11, 12))
+	n := 300
+	lens, disps := make([]int64, n), make([]int64, n)
+	var d int64
+	for i := range n {
+		lens[i] = 1 + r.Int64N(200)
+		disps[i] = d + r.Int64N(64)
+		d = disps[i] + lens[i]
+	}
+	ty := typeMust(t)(datatype.Indexed(lens, disps, datatype.Of(datatype.Byte)))
+	p := opt.Compile(ty)
+	for _, v := range []int64{16, 32, 64} {
+		varVec = v
+		lst, err := listingArch(archAMD64, p, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for w, reg := range map[int64]string{32: "ymm", 64: "zmm"} {
+			if got := strings.Contains(lst, reg); got != (w <= v) {
+				t.Errorf("varVec %d: %s moves in the code: %v\n%s", v, reg, got, lst)
+			}
+		}
+		checkVecs(t, r, ty, 1, 2)
 	}
 }

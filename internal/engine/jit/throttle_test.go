@@ -93,15 +93,7 @@ func TestVarMasked(t *testing.T) {
 	defer func(on bool, v int64) { varMasked, varVec = on, v }(varMasked, varVec)
 	varVec = 64
 	r := rand.New(rand.NewPCG(9, 10))
-	n := 300
-	lens, disps := make([]int64, n), make([]int64, n)
-	var d int64
-	for i := range n {
-		lens[i] = 1 + r.Int64N(200)
-		disps[i] = d + r.Int64N(64)
-		d = disps[i] + lens[i]
-	}
-	ty := typeMust(t)(datatype.Indexed(lens, disps, datatype.Of(datatype.Byte)))
+	ty := varBlocks(t, r)
 	p := opt.Compile(ty)
 	for _, on := range []bool{true, false} {
 		varMasked = on
@@ -145,15 +137,7 @@ func TestVarVec(t *testing.T) {
 	defer func(on bool, v int64) { varMasked, varVec = on, v }(varMasked, varVec)
 	varMasked = false
 	r := rand.New(rand.NewPCG(11, 12))
-	n := 300
-	lens, disps := make([]int64, n), make([]int64, n)
-	var d int64
-	for i := range n {
-		lens[i] = 1 + r.Int64N(200)
-		disps[i] = d + r.Int64N(64)
-		d = disps[i] + lens[i]
-	}
-	ty := typeMust(t)(datatype.Indexed(lens, disps, datatype.Of(datatype.Byte)))
+	ty := varBlocks(t, r)
 	p := opt.Compile(ty)
 	for _, v := range []int64{16, 32, 64} {
 		varVec = v
@@ -168,4 +152,19 @@ func TestVarVec(t *testing.T) {
 		}
 		checkVecs(t, r, ty, 1, 2)
 	}
+}
+
+// varBlocks returns an index list of 300 blocks of 1 to 200 bytes with
+// gaps of 0 to 63, long enough to run on the table loop (varBlock).
+func varBlocks(t *testing.T, r *rand.Rand) *datatype.Type {
+	t.Helper()
+	n := 300
+	lens, disps := make([]int64, n), make([]int64, n)
+	var d int64
+	for i := range n {
+		lens[i] = 1 + r.Int64N(200)
+		disps[i] = d + r.Int64N(64)
+		d = disps[i] + lens[i]
+	}
+	return typeMust(t)(datatype.Indexed(lens, disps, datatype.Of(datatype.Byte)))
 }

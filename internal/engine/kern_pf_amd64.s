@@ -9,28 +9,20 @@
 	PREFETCHT0 (R13)(AX*1) \
 	ADDQ       $8, R11
 
-// MOVEn moves the block of n bytes whose offset BX points at (from R13)
-// to DI and advances BX and DI. Clobbers AX, SI and X0.
-#define MOVE4 \
+// MOVE(LD, R, N) moves the block of N bytes whose offset BX points at
+// (from R13) to DI through register R with the move LD, and advances BX
+// and DI; MOVE4, MOVE8 and MOVE16 are its three widths, MOVE24 two moves.
+// Clobbers AX, SI and X0.
+#define MOVE(LD, R, N) \
 	MOVQ (BX), SI \
-	MOVL (R13)(SI*1), AX \
-	MOVL AX, (DI) \
+	LD   (R13)(SI*1), R \
+	LD   R, (DI) \
 	ADDQ $8, BX \
-	ADDQ $4, DI
+	ADDQ $N, DI
 
-#define MOVE8 \
-	MOVQ (BX), SI \
-	MOVQ (R13)(SI*1), AX \
-	MOVQ AX, (DI) \
-	ADDQ $8, BX \
-	ADDQ $8, DI
-
-#define MOVE16 \
-	MOVQ   (BX), SI \
-	MOVUPS (R13)(SI*1), X0 \
-	MOVUPS X0, (DI) \
-	ADDQ   $8, BX \
-	ADDQ   $16, DI
+#define MOVE4 MOVE(MOVL, AX, 4)
+#define MOVE8 MOVE(MOVQ, AX, 8)
+#define MOVE16 MOVE(MOVUPS, X0, 16)
 
 #define MOVE24 \
 	MOVQ   (BX), SI \

@@ -955,11 +955,10 @@ const farOff = 1 << 30
 // far reports whether memory offset mo is beyond farOff.
 func far(mo int64) bool { return mo < -farOff || mo > farOff }
 
-// rebase returns a new pool register holding the address mb+mo.
+// rebase returns a new pool register holding the address mb+mo (far).
 func (g *gen) rebase(mb reg, mo int64) reg {
 	r := g.alloc()
-	g.a.movImm64(r, mo)
-	g.a.addRR(r, mb)
+	g.setAddr(r, mb, mo)
 	return r
 }
 

@@ -10,7 +10,10 @@
 #include "common.h"
 
 #define T (256 << 10) /* the library's default threshold */
-#define L0 ((64 << 10) + 32)
+#ifndef PL_L0
+#error "compile with -DPL_L0=N, the length of packet 0 (interpose_test.go)"
+#endif
+#define L0 PL_L0
 
 /* the byte type: every other byte (vector of MPI_BYTE); packed bytes = count */
 static MPI_Datatype every2;
@@ -538,6 +541,75 @@ int main(int argc, char **argv) {
 		}
 		MPI_Type_free(&vr), MPI_Type_free(&vd);
 		free(a), free(b);
+	}
+
+	/* messages of exactly packet 0's length (L0 bytes) and either side of
+	   it that are not pipelined: every receive that can hold L0 bytes and
+	   got exactly L0 looks for packet 0's trailer in them
+	   (docs/interpose.md, "Every receive looks for the trailer") and must
+	   deliver them as they are: raw bytes into the byte type (a staged
+	   receive), the byte type into raw bytes after Probe + Get_count, and
+	   doubles into a direct type (blocks of 256 bytes, a receive of more
+	   than 64 KiB, which MPI fills in place) */
+	{
+		enum { NB = 300 }; /* 300 blocks of 32 doubles at a stride of 64: 75 KiB */
+		MPI_Datatype blk;
+		MPI_Type_vector(NB, 32, 64, MPI_DOUBLE, &blk);
+		MPI_Type_commit(&blk);
+		double *db = mk(sizeof(double) * 64 * NB), *ds = mk(L0 + 64);
+		long ns0[] = {L0 - 1, L0, L0 + 1, L0 + 8};
+		for (int k = 0; k < 4; k++) {
+			long n = ns0[k];
+			int sd = 700 + k, cnt;
+			char what[80];
+			/* raw bytes (lo) into the byte type (hi) */
+			memset(r2, 0x55, 2 * maxn);
+			if (lo) {
+				for (long i = 0; i < n; i++) raw[i] = pat(i, sd);
+				MPI_Send(raw, (int)n, MPI_BYTE, peer, 60, MPI_COMM_WORLD);
+			} else {
+				MPI_Recv(r2, (int)n + 100, every2, peer, 60, MPI_COMM_WORLD, &st);
+				snprintf(what, sizeof what, "%ld raw bytes into the byte type", n);
+				check2(what, r2, n, n + 100, sd);
+				counts(what, &st, every2, n, peer, 60);
+			}
+			/* the byte type (hi) into raw bytes (lo), probed first */
+			if (lo) {
+				memset(raw, 0x55, maxn);
+				MPI_Probe(peer, 61, MPI_COMM_WORLD, &st);
+				MPI_Get_count(&st, MPI_BYTE, &cnt);
+				snprintf(what, sizeof what, "probe of %ld bytes of the byte type", n);
+				CHECK(cnt == n, "%s: get_count %d", what, cnt);
+				MPI_Recv(raw, (int)maxn, MPI_BYTE, peer, 61, MPI_COMM_WORLD, &st);
+				checkraw(what, raw, n, n + 64, sd);
+				counts(what, &st, MPI_BYTE, n, peer, 61);
+			} else {
+				fill2(s2, n, sd);
+				MPI_Send(s2, (int)n, every2, peer, 61, MPI_COMM_WORLD);
+			}
+			/* doubles (lo) into the direct type (hi) */
+			if (n % 8) continue;
+			if (lo) {
+				for (long i = 0; i < n / 8; i++) ds[i] = sd + 0.5 * (double)i;
+				MPI_Send(ds, (int)(n / 8), MPI_DOUBLE, peer, 62, MPI_COMM_WORLD);
+			} else {
+				memset(db, 0x55, sizeof(double) * 64 * NB);
+				MPI_Recv(db, 1, blk, peer, 62, MPI_COMM_WORLD, &st);
+				snprintf(what, sizeof what, "%ld bytes of doubles into a direct type", n);
+				counts(what, &st, MPI_DOUBLE, n / 8, peer, 62);
+				const unsigned char *u = (const unsigned char *)db;
+				for (long i = 0; i < 64 * NB; i++) {
+					long e = i / 64 * 32 + i % 64; /* the element at i, if i % 64 < 32 */
+					if (i % 64 < 32 && e < n / 8) {
+						CHECK(db[i] == sd + 0.5 * (double)e, "%s: element %ld = %g", what, e, db[i]);
+					} else {
+						for (int b = 0; b < 8; b++) CHECK(u[8 * i + b] == 0x55, "%s: double %ld written", what, i);
+					}
+				}
+			}
+		}
+		MPI_Type_free(&blk);
+		free(db), free(ds);
 	}
 
 	/* a contiguous derived type is not staged (MPI takes the user's

@@ -120,15 +120,20 @@ int64_t ddt_envint(const char *name, int64_t def);
 // bytes are pipelined (0 switches pipelining off). PL_PACKET is the
 // default of DDT_MPI_PACKET, the bytes of packets 1.. . Packet 0 is always
 // PL_L0 bytes: PL_D0 bytes of the message and a PL_TRAILER-byte trailer.
-// PL_L0 is 4,000 bytes, under both MPIs' eager limits on one node (Open
-// MPI's shared memory sends 4 KiB eagerly): a contiguous round trip of
-// 16,416 bytes took 5.9 µs on the AMD EPYC where 4,000 bytes took 0.5
-// (MPICH 6.4 and 0.5), and a message through shared memory (shm.c), whose
-// packet 0 carries only the trailer, paid that for nothing
-// (docs/interpose-bench.md, "Packet 0 under the eager limit").
+// PL_L0 is 3,968 bytes, under both MPIs' eager limits on one node (Open
+// MPI 4.1's shared memory sends up to 4,040 bytes eagerly): a contiguous
+// round trip of 16,416 bytes took 5.9 µs on the AMD EPYC where 4,000
+// bytes took 0.5 (MPICH 6.4 and 0.5), and a message through shared memory
+// (shm.c), whose packet 0 carries only the trailer, paid that for nothing
+// (docs/interpose-bench.md, "Packet 0 under the eager limit"). Not a
+// round number: every receive and probe looks at messages of exactly
+// PL_L0 bytes (a probe takes them and holds them), so the length is one
+// that programs seldom send (4,000 bytes, 500 doubles, was the first
+// choice). PL_D0 is a multiple of 32, so that basic elements of up to 32
+// bytes end at packet 0's end (direct.c).
 #define PL_THRESHOLD (256 << 10)
 #define PL_PACKET (256 << 10)
-#define PL_D0 3968
+#define PL_D0 3936
 #define PL_TRAILER 32
 #define PL_L0 (PL_D0 + PL_TRAILER)
 
